@@ -1,0 +1,105 @@
+/* gst-cuda-vision: Sobel edge detection on the CPU (C99 + OpenMP).
+ * Same definition and the same integer arithmetic as kernels/sobel.cu;
+ * see cvsobel.h for the formula.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cvsobel.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline int
+clamp255 (int v)
+{
+  return v < 0 ? 0 : (v > 255 ? 255 : v);
+}
+
+/* Brightness-adjusted luma of row y into lum[1 .. width], with lum[0] and
+ * lum[width + 1] replicating the first and last pixel. */
+static void
+luma_row (const CvPlane * src, CvLumaLayout l, int y, int brightness,
+    int32_t * lum)
+{
+  const uint8_t *row = src->data + (size_t) y * src->stride;
+  int w = src->width;
+
+  if (l.r < 0) {
+    for (int x = 0; x < w; x++)
+      lum[x + 1] = clamp255 (row[(size_t) x * l.bpp] + brightness);
+  } else {
+    for (int x = 0; x < w; x++) {
+      const uint8_t *p = row + (size_t) x * l.bpp;
+      int yv = (CV_LUMA_R * p[l.r] + CV_LUMA_G * p[l.g] + CV_LUMA_B * p[l.b]
+          + 128) >> 8;
+      lum[x + 1] = clamp255 (yv + brightness);
+    }
+  }
+  lum[0] = lum[1];
+  lum[w + 1] = lum[w];
+}
+
+static void
+sobel_row (const int32_t * restrict r0, const int32_t * restrict r1,
+    const int32_t * restrict r2, uint8_t * restrict out, int w, int threshold)
+{
+  for (int x = 0; x < w; x++) {
+    int gx = (r0[x + 2] - r0[x]) + 2 * (r1[x + 2] - r1[x]) + (r2[x + 2] - r2[x]);
+    int gy = (r2[x] + 2 * r2[x + 1] + r2[x + 2]) - (r0[x] + 2 * r0[x + 1] +
+        r0[x + 2]);
+    int s = gx * gx + gy * gy;
+    /* For s < 65025 (= 255^2) the correctly rounded sqrtf never reaches the
+     * next integer, so truncation gives floor(sqrt(s)) exactly. */
+    int m = s >= 65025 ? 255 : (int) sqrtf ((float) s);
+    out[x] = (uint8_t) (m > threshold ? m : 0);
+  }
+}
+
+int
+cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+    const CvSobelParams * params)
+{
+  if (!src || !dst || !params || !src->data || !dst->data || src->width < 1
+      || src->height < 1 || src->width != dst->width
+      || src->height != dst->height || layout.bpp < 1)
+    return CV_ERROR_INVALID_ARGUMENT;
+
+  const int w = src->width, h = src->height;
+  const int brightness = params->brightness, threshold = params->threshold;
+  int status = CV_OK;
+
+#pragma omp parallel
+  {
+    int32_t *buf = malloc (3 * (size_t) (w + 2) * sizeof (int32_t));
+    if (!buf) {
+#pragma omp atomic write
+      status = CV_ERROR_NO_MEMORY;
+    } else {
+      int32_t *rows[3] = { buf, buf + (w + 2), buf + 2 * (w + 2) };
+      int last = -10;           /* row held in rows[1] */
+#pragma omp for schedule(static)
+      for (int y = 0; y < h; y++) {
+        if (y == last + 1) {
+          /* slide the window down one row */
+          int32_t *t = rows[0];
+          rows[0] = rows[1];
+          rows[1] = rows[2];
+          rows[2] = t;
+          luma_row (src, layout, y + 1 < h ? y + 1 : h - 1, brightness,
+              rows[2]);
+        } else {
+          luma_row (src, layout, y > 0 ? y - 1 : 0, brightness, rows[0]);
+          luma_row (src, layout, y, brightness, rows[1]);
+          luma_row (src, layout, y + 1 < h ? y + 1 : h - 1, brightness,
+              rows[2]);
+        }
+        last = y;
+        sobel_row (rows[0], rows[1], rows[2], dst->data + (size_t) y *
+            dst->stride, w, threshold);
+      }
+      free (buf);
+    }
+  }
+  return status;
+}

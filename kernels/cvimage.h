@@ -1,0 +1,54 @@
+/* gst-cuda-vision: image descriptors shared by kernels/ (CUDA) and
+ * cpu-fallback/ (C99). Plain C, no GStreamer types: this is the C ABI
+ * between the GObject code in plugin/ and the math.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CV_IMAGE_H
+#define CV_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Byte layout of one 8-bit pixel in a packed plane, used to read luma.
+ * bpp: bytes per pixel (1 for GRAY8 and the Y plane of I420/NV12, 3 for
+ * RGB/BGR, 4 for RGBA/BGRA/RGBx/BGRx). r, g, b: byte offsets of the colour
+ * components inside the pixel, or -1 when the plane is already luma (then
+ * byte 0 is read). */
+typedef struct
+{
+  int bpp;
+  int r, g, b;
+} CvLumaLayout;
+
+/* One 8-bit plane: data points at row 0, stride is bytes from one row to
+ * the next (>= width * bpp, any value, no alignment required). */
+typedef struct
+{
+  uint8_t *data;
+  size_t stride;
+  int width;                    /* pixels */
+  int height;                   /* rows */
+} CvPlane;
+
+/* Status codes of the C ABI. CUDA entry points return the cudaError_t of
+ * the first failing call (always > 0) or CV_OK. */
+#define CV_OK 0
+#define CV_ERROR_INVALID_ARGUMENT (-1)
+#define CV_ERROR_NO_MEMORY (-2)
+
+/* ITU-R BT.601 luma in 8-bit fixed point: Y = (77 R + 150 G + 29 B + 128) >> 8.
+ * 77/256, 150/256, 29/256 are 0.299, 0.587, 0.114 rounded so that they sum to
+ * exactly 256 (white stays 255). Used by every element that works on luma. */
+#define CV_LUMA_R 77
+#define CV_LUMA_G 150
+#define CV_LUMA_B 29
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CV_IMAGE_H */

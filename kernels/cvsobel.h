@@ -1,0 +1,52 @@
+/* gst-cuda-vision: Sobel edge detection, C ABI shared by the CUDA kernel
+ * (kernels/sobel.cu) and the CPU fallback (cpu-fallback/sobel.c).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CV_SOBEL_H
+#define CV_SOBEL_H
+
+#include "cvimage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Parameters of one Sobel pass.
+ * brightness: added to luma before filtering, in = clamp(Y + brightness, 0, 255),
+ *             range -255..255.
+ * threshold:  out = m > threshold ? m : 0, range 0..255 (0 keeps every
+ *             non-zero magnitude). */
+typedef struct
+{
+  int brightness;
+  int threshold;
+} CvSobelParams;
+
+/* Edge map of one frame.
+ *   src:    8-bit plane read through layout (luma computed per pixel, see
+ *           CV_LUMA_*); width x height pixels.
+ *   dst:    GRAY8 plane, same width x height.
+ * For every pixel, with in(x, y) the brightness-adjusted luma and the border
+ * replicated (coordinates clamped to the frame, as OpenCV's
+ * BORDER_REPLICATE):
+ *   Gx = [-1 0 1; -2 0 2; -1 0 1] * in,  Gy = [-1 -2 -1; 0 0 0; 1 2 1] * in
+ *   m  = min(255, floor(sqrt(Gx^2 + Gy^2)))
+ *   dst = m > threshold ? m : 0
+ * (I. Sobel, G. Feldman, "A 3x3 isotropic gradient operator for image
+ * processing", 1968.) The result is exact integer arithmetic: the CUDA and
+ * CPU versions are bit-exact.
+ * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL planes, sizes < 1 or
+ * different between src and dst), or (CUDA) the cudaError_t of the launch. */
+int cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+    const CvSobelParams * params);
+
+/* Same on the GPU: src and dst are device pointers (any pitch), the work is
+ * queued on stream (a cudaStream_t) and not waited for. */
+int cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+    const CvSobelParams * params, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CV_SOBEL_H */

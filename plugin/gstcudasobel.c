@@ -1,0 +1,291 @@
+/* gst-cuda-vision: cudasobel, Sobel edge detection (seed 000).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cudasobel
+ * @title: cudasobel
+ *
+ * Sobel edge detection: the gradient magnitude of the frame's luma,
+ * on the GPU (CUDA) or, where there is none, on the CPU with bit-identical
+ * results.
+ *
+ * For every pixel, with Y the luma (the Y plane of I420/NV12, the GRAY8
+ * value, or for RGB formats the BT.601 luma in 8-bit fixed point
+ * Y = (77 R + 150 G + 29 B + 128) >> 8):
+ *
+ *   in  = clamp (Y + brightness, 0, 255)
+ *   Gx  = [-1 0 1; -2 0 2; -1 0 1] * in,   Gy = [-1 -2 -1; 0 0 0; 1 2 1] * in
+ *   m   = min (255, floor (sqrt (Gx² + Gy²)))
+ *   out = m > threshold ? m : 0
+ *
+ * Pixels outside the frame replicate the nearest edge pixel (OpenCV's
+ * BORDER_REPLICATE). The output is a GRAY8 edge map of the input's size.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! cudasobel threshold=40 ! videoconvert ! autovideosink
+ * gst-launch-1.0 filesrc location=in.avi ! decodebin ! cudasobel ! videoconvert ! avenc_mpeg4 ! avimux ! filesink location=edges.avi
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudasobel.h"
+#include "cvsobel.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sobel_debug);
+#define GST_CAT_DEFAULT gst_cuda_sobel_debug
+
+#define DEFAULT_THRESHOLD 0
+#define DEFAULT_BRIGHTNESS 0
+
+enum
+{
+  PROP_0,
+  PROP_THRESHOLD,
+  PROP_BRIGHTNESS,
+};
+
+struct _GstCudaSobel
+{
+  GstCudaVisionBase parent;
+
+  /* properties, GST_OBJECT_LOCK */
+  guint threshold;
+  gint brightness;
+
+  /* set_info */
+  CvLumaLayout layout;
+};
+
+#define SINK_FORMATS "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (SINK_FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY8")));
+
+#define gst_cuda_sobel_parent_class parent_class
+G_DEFINE_TYPE (GstCudaSobel, gst_cuda_sobel, GST_TYPE_CUDA_VISION_BASE);
+GST_ELEMENT_REGISTER_DEFINE (cudasobel, "cudasobel", GST_RANK_NONE,
+    GST_TYPE_CUDA_SOBEL);
+
+/* Output is GRAY8 of the same size and rate whatever the input format;
+ * upstream of a GRAY8 output any of the input formats will do. */
+static GstCaps *
+gst_cuda_sobel_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *res = gst_caps_new_empty (), *tmpl;
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *st = gst_structure_copy (gst_caps_get_structure (caps, i));
+
+    gst_structure_remove_fields (st, "format", "colorimetry", "chroma-site",
+        NULL);
+    res = gst_caps_merge_structure (res, st);
+  }
+  tmpl = direction == GST_PAD_SINK ?
+      gst_static_pad_template_get_caps (&src_template) :
+      gst_static_pad_template_get_caps (&sink_template);
+  {
+    GstCaps *t = gst_caps_intersect (res, tmpl);
+    gst_caps_unref (res);
+    res = t;
+  }
+  gst_caps_unref (tmpl);
+  if (filter) {
+    GstCaps *t = gst_caps_intersect_full (filter, res,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (res);
+    res = t;
+  }
+  GST_DEBUG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, res);
+  return res;
+}
+
+static gboolean
+gst_cuda_sobel_set_info (GstCudaVisionBase * base, GstCaps * incaps,
+    const GstVideoInfo * in_info, GstCaps * outcaps,
+    const GstVideoInfo * out_info)
+{
+  GstCudaSobel *self = GST_CUDA_SOBEL (base);
+  CvLumaLayout l = { 1, -1, -1, -1 };
+
+  if (GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info) ||
+      GST_VIDEO_INFO_HEIGHT (in_info) != GST_VIDEO_INFO_HEIGHT (out_info) ||
+      GST_VIDEO_INFO_FORMAT (out_info) != GST_VIDEO_FORMAT_GRAY8) {
+    GST_ERROR_OBJECT (self, "output must be GRAY8 of the input's size");
+    return FALSE;
+  }
+
+  switch (GST_VIDEO_INFO_FORMAT (in_info)) {
+    case GST_VIDEO_FORMAT_GRAY8:
+    case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_I420:
+      /* the Y plane is the luma: the only plane the GPU needs */
+      gst_cuda_vision_base_set_upload_planes (base, 1);
+      break;
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
+      l.bpp = GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0);
+      l.r = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_R);
+      l.g = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_G);
+      l.b = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_B);
+      break;
+    default:
+      GST_ERROR_OBJECT (self, "unsupported format %s",
+          GST_VIDEO_INFO_NAME (in_info));
+      return FALSE;
+  }
+  self->layout = l;
+  return TRUE;
+}
+
+static void
+gst_cuda_sobel_get_params (GstCudaVisionBase * base, gpointer params)
+{
+  GstCudaSobel *self = GST_CUDA_SOBEL (base);
+  CvSobelParams *p = params;
+
+  GST_OBJECT_LOCK (self);
+  p->brightness = self->brightness;
+  p->threshold = self->threshold;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static int
+gst_cuda_sobel_process_cpu (GstCudaVisionBase * base,
+    GstCudaVisionFrame * frame)
+{
+  GstCudaSobel *self = GST_CUDA_SOBEL (base);
+
+  return cv_sobel_cpu (&frame->in[0], self->layout, &frame->out[0],
+      frame->params);
+}
+
+#ifdef HAVE_CUDA
+static int
+gst_cuda_sobel_process_cuda (GstCudaVisionBase * base,
+    GstCudaVisionFrame * frame)
+{
+  GstCudaSobel *self = GST_CUDA_SOBEL (base);
+
+  return cv_sobel_cuda (&frame->in[0], self->layout, &frame->out[0],
+      frame->params, frame->stream);
+}
+#endif
+
+static void
+gst_cuda_sobel_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaSobel *self = GST_CUDA_SOBEL (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_THRESHOLD:
+      self->threshold = g_value_get_uint (value);
+      break;
+    case PROP_BRIGHTNESS:
+      self->brightness = g_value_get_int (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_sobel_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudaSobel *self = GST_CUDA_SOBEL (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_THRESHOLD:
+      g_value_set_uint (value, self->threshold);
+      break;
+    case PROP_BRIGHTNESS:
+      g_value_set_int (value, self->brightness);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_sobel_class_init (GstCudaSobelClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaVisionBaseClass *base_class = GST_CUDA_VISION_BASE_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sobel_debug, "cudasobel", 0,
+      "Sobel edge detection");
+
+  gobject_class->set_property = gst_cuda_sobel_set_property;
+  gobject_class->get_property = gst_cuda_sobel_get_property;
+
+  /**
+   * GstCudaSobel:threshold:
+   * Edge magnitudes at or below this value become 0 (out = m > threshold ?
+   * m : 0), 0..255. Controllable; takes effect at the next frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_uint ("threshold", "Threshold",
+          "Gradient magnitudes <= threshold are set to 0 (0..255)", 0, 255,
+          DEFAULT_THRESHOLD, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstCudaSobel:brightness:
+   * Offset added to the luma before filtering, clamped to 0..255,
+   * -255..255. Controllable; takes effect at the next frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_BRIGHTNESS,
+      g_param_spec_int ("brightness", "Brightness",
+          "Offset added to the luma before filtering, result clamped to "
+          "0..255", -255, 255, DEFAULT_BRIGHTNESS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA Sobel edge detector", "Filter/Effect/Video",
+      "Sobel gradient magnitude of the luma with brightness offset and "
+      "threshold, on the GPU or the CPU", "gst-cuda-vision developers");
+
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_sobel_transform_caps);
+
+  base_class->params_size = sizeof (CvSobelParams);
+  base_class->get_params = GST_DEBUG_FUNCPTR (gst_cuda_sobel_get_params);
+  base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_sobel_set_info);
+  base_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cuda_sobel_process_cpu);
+#ifdef HAVE_CUDA
+  base_class->process_cuda = GST_DEBUG_FUNCPTR (gst_cuda_sobel_process_cuda);
+#endif
+}
+
+static void
+gst_cuda_sobel_init (GstCudaSobel * self)
+{
+  self->threshold = DEFAULT_THRESHOLD;
+  self->brightness = DEFAULT_BRIGHTNESS;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef __GST_CUDA_SOBEL_H__
+#define __GST_CUDA_SOBEL_H__
+
+#include "gstcudavisionbase.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_SOBEL (gst_cuda_sobel_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaSobel, gst_cuda_sobel, GST, CUDA_SOBEL,
+    GstCudaVisionBase);
+
+GST_ELEMENT_REGISTER_DECLARE (cudasobel);
+
+G_END_DECLS
+#endif

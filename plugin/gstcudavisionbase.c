@@ -1,0 +1,1292 @@
+/* gst-cuda-vision: the shared base element.
+ *
+ * A GstBaseTransform that owns everything the elements have in common:
+ * backend choice (CUDA or CPU), the frames in flight (pipeline-depth slots,
+ * each with its own CUDA stream, device planes and pinned staging), pinned
+ * host buffer pools, latency, draining, flushing, statistics and error
+ * reporting. Subclasses only validate caps, snapshot their properties and
+ * call the math in kernels/ and cpu-fallback/. docs/base-class.md explains
+ * the design.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstcudavisionbase.h"
+#include "gstcvpinned.h"
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_vision_base_debug);
+#define GST_CAT_DEFAULT gst_cuda_vision_base_debug
+
+#define DEFAULT_BACKEND GST_CUDA_VISION_BACKEND_AUTO
+#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_PIPELINE_DEPTH 2
+#define DEFAULT_POST_STATS FALSE
+
+enum
+{
+  PROP_0,
+  PROP_BACKEND,
+  PROP_DEVICE_ID,
+  PROP_PIPELINE_DEPTH,
+  PROP_ACTIVE_BACKEND,
+  PROP_POST_STATS,
+};
+
+typedef struct
+{
+  gboolean busy;
+  GstBuffer *inbuf;
+  GstBuffer *outbuf;
+  GstVideoFrame in_frame;
+  GstVideoFrame out_frame;
+  gboolean in_mapped;
+  gboolean out_mapped;
+  gpointer params;
+  gpointer scratch;
+  gint64 submit_time;           /* monotonic, us */
+  gdouble cpu_ms;               /* CPU path: processing time */
+#ifdef HAVE_CUDA
+  gboolean allocated;
+  gboolean out_staged;
+  cudaStream_t stream;
+  cudaEvent_t ev[4];            /* before upload, after upload, after kernel, done */
+  CvPlane d_in[GST_VIDEO_MAX_PLANES];
+  CvPlane d_out[GST_VIDEO_MAX_PLANES];
+  guint8 *h_in[GST_VIDEO_MAX_PLANES];   /* pinned staging, lazily */
+  guint8 *h_out[GST_VIDEO_MAX_PLANES];
+#endif
+} Slot;
+
+typedef struct
+{
+  /* properties, GST_OBJECT_LOCK */
+  GstCudaVisionBackend backend;
+  gint device_id;
+  guint pipeline_depth;
+  gboolean post_stats;
+
+  /* state */
+  GstCudaVisionBackend active_backend;
+  gint device;                  /* CUDA device in use */
+  gboolean negotiated;
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  guint upload_planes;
+  gboolean output_is_input;     /* analysis elements: push the input buffer */
+  guint depth;                  /* depth in use (latched per frame) */
+  Slot slots[GST_CUDA_VISION_MAX_DEPTH];
+  GQueue pending;               /* Slot *, oldest first */
+
+  /* statistics */
+  gint64 stats_start;
+  guint stats_frames;
+  gdouble stats_upload, stats_kernel, stats_download, stats_latency;
+} GstCudaVisionBasePrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaVisionBase, gst_cuda_vision_base,
+    GST_TYPE_BASE_TRANSFORM);
+
+#define PRIV(self) ((GstCudaVisionBasePrivate *) \
+    gst_cuda_vision_base_get_instance_private (GST_CUDA_VISION_BASE (self)))
+
+GType
+gst_cuda_vision_backend_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_VISION_BACKEND_AUTO,
+        "GPU when usable, else CPU (as active-backend: not started)", "auto"},
+    {GST_CUDA_VISION_BACKEND_CUDA, "CUDA GPU", "cuda"},
+    {GST_CUDA_VISION_BACKEND_CPU, "CPU fallback", "cpu"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&id)) {
+    GType t = g_enum_register_static ("GstCudaVisionBackend", values);
+    g_once_init_leave (&id, t);
+  }
+  return (GType) id;
+}
+
+const gchar *
+gst_cuda_vision_status_string (int status)
+{
+  switch (status) {
+    case CV_OK:
+      return "success";
+    case CV_ERROR_INVALID_ARGUMENT:
+      return "invalid argument";
+    case CV_ERROR_NO_MEMORY:
+      return "out of memory";
+    default:
+#ifdef HAVE_CUDA
+      if (status > 0)
+        return cudaGetErrorString ((cudaError_t) status);
+#endif
+      return "unknown error";
+  }
+}
+
+void
+gst_cuda_vision_base_set_upload_planes (GstCudaVisionBase * self, guint mask)
+{
+  PRIV (self)->upload_planes = mask;
+}
+
+void
+gst_cuda_vision_base_set_output_is_input (GstCudaVisionBase * self,
+    gboolean output_is_input)
+{
+  PRIV (self)->output_is_input = output_is_input;
+}
+
+GstCudaVisionBackend
+gst_cuda_vision_base_get_active_backend (GstCudaVisionBase * self)
+{
+  GstCudaVisionBackend b;
+
+  GST_OBJECT_LOCK (self);
+  b = PRIV (self)->active_backend;
+  GST_OBJECT_UNLOCK (self);
+  return b;
+}
+
+/* ------------------------------------------------------------------------ */
+/* plane geometry */
+
+static guint
+plane_first_comp (const GstVideoInfo * info, guint plane)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+  gst_video_format_info_component (info->finfo, plane, comp);
+  return comp[0] >= 0 ? (guint) comp[0] : 0;
+}
+
+/* bytes of pixel data in one row of plane p */
+static gsize
+plane_row_bytes (const GstVideoInfo * info, guint p)
+{
+  guint c = plane_first_comp (info, p);
+
+  return (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, c) *
+      GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
+}
+
+static guint
+plane_rows (const GstVideoInfo * info, guint p)
+{
+  return GST_VIDEO_INFO_COMP_HEIGHT (info, plane_first_comp (info, p));
+}
+
+static void
+planes_from_frame (GstVideoFrame * frame, CvPlane * planes)
+{
+  guint p;
+
+  memset (planes, 0, sizeof (CvPlane) * GST_VIDEO_MAX_PLANES);
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++) {
+    guint c = plane_first_comp (&frame->info, p);
+    planes[p].data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+    planes[p].stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+    planes[p].width = GST_VIDEO_FRAME_COMP_WIDTH (frame, c);
+    planes[p].height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, c);
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* CUDA plumbing */
+
+#ifdef HAVE_CUDA
+#define CUDA_CHECK(self, call) \
+  gst_cuda_vision_check ((self), (call), #call, __FILE__, GST_FUNCTION, __LINE__)
+
+static gboolean
+gst_cuda_vision_check (GstCudaVisionBase * self, cudaError_t err,
+    const gchar * what, const gchar * file, const gchar * func, gint line)
+{
+  if (G_LIKELY (err == cudaSuccess))
+    return TRUE;
+  (void) cudaGetLastError ();   /* clear a non-sticky error */
+  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
+      GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED,
+      g_strdup_printf ("CUDA error: %s", cudaGetErrorString (err)),
+      g_strdup_printf ("%s failed: %s (%s)", what, cudaGetErrorName (err),
+          cudaGetErrorString (err)), file, func, line);
+  return FALSE;
+}
+
+static gboolean
+host_ptr_is_pinned (const void *ptr)
+{
+  struct cudaPointerAttributes attr;
+
+  if (cudaPointerGetAttributes (&attr, ptr) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return FALSE;
+  }
+  return attr.type == cudaMemoryTypeHost;
+}
+
+static gboolean
+frame_is_pinned (GstVideoFrame * frame)
+{
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++)
+    if (!host_ptr_is_pinned (GST_VIDEO_FRAME_PLANE_DATA (frame, p)))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+slot_free_cuda (GstCudaVisionBase * self, Slot * s)
+{
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  guint p, i;
+
+  if (!s->allocated)
+    return;
+  cudaSetDevice (priv->device);
+  if (s->stream)
+    cudaStreamSynchronize (s->stream);
+  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+    if (s->d_in[p].data)
+      cudaFree (s->d_in[p].data);
+    if (s->d_out[p].data)
+      cudaFree (s->d_out[p].data);
+    if (s->h_in[p])
+      cudaFreeHost (s->h_in[p]);
+    if (s->h_out[p])
+      cudaFreeHost (s->h_out[p]);
+  }
+  memset (s->d_in, 0, sizeof (s->d_in));
+  memset (s->d_out, 0, sizeof (s->d_out));
+  memset (s->h_in, 0, sizeof (s->h_in));
+  memset (s->h_out, 0, sizeof (s->h_out));
+  for (i = 0; i < 4; i++)
+    if (s->ev[i])
+      cudaEventDestroy (s->ev[i]);
+  memset (s->ev, 0, sizeof (s->ev));
+  if (s->stream)
+    cudaStreamDestroy (s->stream);
+  s->stream = NULL;
+  (void) cudaGetLastError ();
+  s->allocated = FALSE;
+}
+
+static gboolean
+alloc_planes (GstCudaVisionBase * self, const GstVideoInfo * info, guint mask,
+    CvPlane * planes)
+{
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gsize pitch = 0, row = plane_row_bytes (info, p);
+    guint c = plane_first_comp (info, p);
+
+    if (!(mask & (1u << p)))
+      continue;
+    if (!CUDA_CHECK (self, cudaMallocPitch ((void **) &planes[p].data, &pitch,
+                row, plane_rows (info, p))))
+      return FALSE;
+    planes[p].stride = pitch;
+    planes[p].width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+    planes[p].height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
+  }
+  return TRUE;
+}
+
+static gboolean
+slot_alloc_cuda (GstCudaVisionBase * self, Slot * s)
+{
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  guint i;
+
+  if (s->allocated)
+    return TRUE;
+  s->allocated = TRUE;          /* so that a partial allocation is freed */
+  if (!CUDA_CHECK (self, cudaStreamCreateWithFlags (&s->stream,
+              cudaStreamNonBlocking)))
+    return FALSE;
+  for (i = 0; i < 4; i++)
+    if (!CUDA_CHECK (self, cudaEventCreateWithFlags (&s->ev[i],
+                i == 3 ? cudaEventBlockingSync : cudaEventDefault)))
+      return FALSE;
+  if (!alloc_planes (self, &priv->in_info, priv->upload_planes, s->d_in))
+    return FALSE;
+  if (!priv->output_is_input
+      && !alloc_planes (self, &priv->out_info, ~0u, s->d_out))
+    return FALSE;
+  return TRUE;
+}
+
+/* copy plane p of frame to or from a tightly packed pinned staging area */
+static gboolean
+stage_plane (GstCudaVisionBase * self, GstVideoFrame * frame, guint p,
+    guint8 ** staging, gboolean to_staging)
+{
+  gsize row = plane_row_bytes (&frame->info, p);
+  guint rows = plane_rows (&frame->info, p), y;
+  gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+  guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+
+  if (!*staging && !CUDA_CHECK (self, cudaHostAlloc ((void **) staging,
+              row * rows, cudaHostAllocPortable)))
+    return FALSE;
+  if (stride == row) {
+    if (to_staging)
+      memcpy (*staging, data, row * rows);
+    else
+      memcpy (data, *staging, row * rows);
+  } else {
+    for (y = 0; y < rows; y++) {
+      if (to_staging)
+        memcpy (*staging + y * row, data + y * stride, row);
+      else
+        memcpy (data + y * stride, *staging + y * row, row);
+    }
+  }
+  return TRUE;
+}
+
+static gboolean
+submit_cuda (GstCudaVisionBase * self, Slot * s, guint index)
+{
+  GstCudaVisionBaseClass *klass = GST_CUDA_VISION_BASE_GET_CLASS (self);
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  GstCudaVisionFrame frame;
+  gboolean in_pinned, out_pinned;
+  guint p;
+  int status;
+
+  if (!CUDA_CHECK (self, cudaSetDevice (priv->device)))
+    return FALSE;
+  if (!slot_alloc_cuda (self, s))
+    return FALSE;
+
+  in_pinned = frame_is_pinned (&s->in_frame);
+  out_pinned = priv->output_is_input || frame_is_pinned (&s->out_frame);
+  s->out_staged = !out_pinned;
+
+  if (!CUDA_CHECK (self, cudaEventRecord (s->ev[0], s->stream)))
+    return FALSE;
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&s->in_frame); p++) {
+    const guint8 *src;
+    gsize spitch;
+
+    if (!(priv->upload_planes & (1u << p)))
+      continue;
+    if (in_pinned) {
+      src = GST_VIDEO_FRAME_PLANE_DATA (&s->in_frame, p);
+      spitch = GST_VIDEO_FRAME_PLANE_STRIDE (&s->in_frame, p);
+    } else {
+      if (!stage_plane (self, &s->in_frame, p, &s->h_in[p], TRUE))
+        return FALSE;
+      src = s->h_in[p];
+      spitch = plane_row_bytes (&priv->in_info, p);
+    }
+    if (!CUDA_CHECK (self, cudaMemcpy2DAsync (s->d_in[p].data,
+                s->d_in[p].stride, src, spitch,
+                plane_row_bytes (&priv->in_info, p),
+                plane_rows (&priv->in_info, p), cudaMemcpyHostToDevice,
+                s->stream)))
+      return FALSE;
+  }
+  if (!CUDA_CHECK (self, cudaEventRecord (s->ev[1], s->stream)))
+    return FALSE;
+
+  memset (&frame, 0, sizeof (frame));
+  memcpy (frame.in, s->d_in, sizeof (frame.in));
+  memcpy (frame.out, s->d_out, sizeof (frame.out));
+  frame.in_info = &priv->in_info;
+  frame.out_info = &priv->out_info;
+  frame.params = s->params;
+  frame.stream = s->stream;
+  frame.slot = index;
+  frame.scratch = &s->scratch;
+  status = klass->process_cuda (self, &frame);
+  if (status != CV_OK) {
+    if (status > 0)
+      (void) cudaGetLastError ();
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Processing the frame on the GPU failed: %s",
+            gst_cuda_vision_status_string (status)),
+        ("process_cuda returned %d", status));
+    return FALSE;
+  }
+  if (!CUDA_CHECK (self, cudaEventRecord (s->ev[2], s->stream)))
+    return FALSE;
+
+  for (p = 0; !priv->output_is_input
+      && p < GST_VIDEO_FRAME_N_PLANES (&s->out_frame); p++) {
+    guint8 *dst;
+    gsize dpitch, row = plane_row_bytes (&priv->out_info, p);
+    guint rows = plane_rows (&priv->out_info, p);
+
+    if (out_pinned) {
+      dst = GST_VIDEO_FRAME_PLANE_DATA (&s->out_frame, p);
+      dpitch = GST_VIDEO_FRAME_PLANE_STRIDE (&s->out_frame, p);
+    } else {
+      if (!s->h_out[p] && !CUDA_CHECK (self,
+              cudaHostAlloc ((void **) &s->h_out[p], row * rows,
+                  cudaHostAllocPortable)))
+        return FALSE;
+      dst = s->h_out[p];
+      dpitch = row;
+    }
+    if (!CUDA_CHECK (self, cudaMemcpy2DAsync (dst, dpitch, s->d_out[p].data,
+                s->d_out[p].stride, row, rows, cudaMemcpyDeviceToHost,
+                s->stream)))
+      return FALSE;
+  }
+  return CUDA_CHECK (self, cudaEventRecord (s->ev[3], s->stream));
+}
+
+static gboolean
+wait_cuda (GstCudaVisionBase * self, Slot * s, gdouble ms[3])
+{
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  guint p, i;
+  float t;
+
+  if (!CUDA_CHECK (self, cudaSetDevice (priv->device)))
+    return FALSE;
+  if (!CUDA_CHECK (self, cudaEventSynchronize (s->ev[3])))
+    return FALSE;
+  for (i = 0; i < 3; i++) {
+    if (!CUDA_CHECK (self, cudaEventElapsedTime (&t, s->ev[i], s->ev[i + 1])))
+      return FALSE;
+    ms[i] = t;
+  }
+  if (s->out_staged && s->out_mapped)
+    for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&s->out_frame); p++)
+      stage_plane (self, &s->out_frame, p, &s->h_out[p], FALSE);
+  return TRUE;
+}
+#endif /* HAVE_CUDA */
+
+/* ------------------------------------------------------------------------ */
+/* slots */
+
+static void
+slot_release (GstCudaVisionBase * self, Slot * s)
+{
+  if (s->in_mapped)
+    gst_video_frame_unmap (&s->in_frame);
+  if (s->out_mapped)
+    gst_video_frame_unmap (&s->out_frame);
+  s->in_mapped = s->out_mapped = FALSE;
+  gst_clear_buffer (&s->inbuf);
+  gst_clear_buffer (&s->outbuf);
+  s->busy = FALSE;
+}
+
+/* Drop every frame in flight: wait for the GPU to be done with the buffers,
+ * then release them. */
+static void
+drop_pending (GstCudaVisionBase * self)
+{
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  Slot *s;
+
+  while ((s = g_queue_pop_head (&priv->pending))) {
+#ifdef HAVE_CUDA
+    if (s->allocated) {
+      cudaSetDevice (priv->device);
+      cudaStreamSynchronize (s->stream);
+      (void) cudaGetLastError ();
+    }
+#endif
+    slot_release (self, s);
+  }
+}
+
+/* Free every slot's resources (after drop_pending or a drain). */
+static void
+free_slots (GstCudaVisionBase * self)
+{
+  GstCudaVisionBaseClass *klass = GST_CUDA_VISION_BASE_GET_CLASS (self);
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  guint i;
+
+  drop_pending (self);
+  for (i = 0; i < GST_CUDA_VISION_MAX_DEPTH; i++) {
+    Slot *s = &priv->slots[i];
+#ifdef HAVE_CUDA
+    if (priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA)
+      cudaSetDevice (priv->device);
+    slot_free_cuda (self, s);
+#endif
+    if (s->scratch && klass->free_scratch)
+      klass->free_scratch (self, s->scratch);
+    s->scratch = NULL;
+    g_clear_pointer (&s->params, g_free);
+  }
+}
+
+static void
+post_stats (GstCudaVisionBase * self, gdouble upload, gdouble kernel,
+    gdouble download, gdouble latency)
+{
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  gint64 now = g_get_monotonic_time ();
+  gboolean enabled;
+
+  GST_OBJECT_LOCK (self);
+  enabled = priv->post_stats;
+  GST_OBJECT_UNLOCK (self);
+  if (!enabled)
+    return;
+  if (priv->stats_frames == 0)
+    priv->stats_start = now;
+  priv->stats_frames++;
+  priv->stats_upload += upload;
+  priv->stats_kernel += kernel;
+  priv->stats_download += download;
+  priv->stats_latency += latency;
+  if (now - priv->stats_start >= G_USEC_PER_SEC) {
+    gdouble n = priv->stats_frames;
+    GstStructure *st = gst_structure_new ("cudavision-stats",
+        "backend", G_TYPE_STRING,
+        priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA ? "cuda" : "cpu",
+        "frames", G_TYPE_UINT, priv->stats_frames,
+        "fps", G_TYPE_DOUBLE, n * G_USEC_PER_SEC / (now - priv->stats_start),
+        "upload-ms", G_TYPE_DOUBLE, priv->stats_upload / n,
+        "kernel-ms", G_TYPE_DOUBLE, priv->stats_kernel / n,
+        "download-ms", G_TYPE_DOUBLE, priv->stats_download / n,
+        "latency-ms", G_TYPE_DOUBLE, priv->stats_latency / n,
+        NULL);
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), st));
+    priv->stats_frames = 0;
+    priv->stats_upload = priv->stats_kernel = priv->stats_download =
+        priv->stats_latency = 0;
+  }
+}
+
+/* Complete the oldest frame in flight. */
+static GstFlowReturn
+finish_oldest (GstCudaVisionBase * self, GstBuffer ** outbuf)
+{
+  GstCudaVisionBaseClass *klass = GST_CUDA_VISION_BASE_GET_CLASS (self);
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  Slot *s = g_queue_pop_head (&priv->pending);
+  GstFlowReturn ret = GST_FLOW_OK;
+  gdouble ms[3] = { 0, s->cpu_ms, 0 };
+  gdouble latency;
+
+#ifdef HAVE_CUDA
+  if (priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA
+      && !wait_cuda (self, s, ms)) {
+    slot_release (self, s);
+    return GST_FLOW_ERROR;
+  }
+#endif
+  latency = (g_get_monotonic_time () - s->submit_time) / 1000.0;
+  GST_DEBUG_OBJECT (self, "frame %" GST_TIME_FORMAT " slot %d: upload %.3f ms,"
+      " kernel %.3f ms, download %.3f ms, in element %.3f ms",
+      GST_TIME_ARGS (GST_BUFFER_PTS (s->outbuf)), (int) (s - priv->slots),
+      ms[0], ms[1], ms[2], latency);
+  post_stats (self, ms[0], ms[1], ms[2], latency);
+
+  /* unmap before handing the buffers on; with output_is_input, drop our
+   * reference to the input so that finish_frame() can make it writable
+   * without a copy */
+  if (s->out_mapped)
+    gst_video_frame_unmap (&s->out_frame);
+  if (s->in_mapped)
+    gst_video_frame_unmap (&s->in_frame);
+  s->out_mapped = s->in_mapped = FALSE;
+  gst_clear_buffer (&s->inbuf);
+
+  if (klass->finish_frame) {
+    GstCudaVisionFrame frame;
+
+    memset (&frame, 0, sizeof (frame));
+    frame.in_info = &priv->in_info;
+    frame.out_info = &priv->out_info;
+    frame.params = s->params;
+    frame.slot = s - priv->slots;
+    frame.scratch = &s->scratch;
+    ret = klass->finish_frame (self, &frame, &s->outbuf);
+  }
+  if (ret == GST_FLOW_OK) {
+    *outbuf = s->outbuf;
+    s->outbuf = NULL;
+  }
+  slot_release (self, s);
+  return ret;
+}
+
+/* Push every frame in flight downstream, in order (EOS, serialized events,
+ * caps changes). */
+static GstFlowReturn
+drain (GstCudaVisionBase * self)
+{
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  if (!g_queue_is_empty (&priv->pending))
+    GST_DEBUG_OBJECT (self, "draining %u frames",
+        g_queue_get_length (&priv->pending));
+  while (!g_queue_is_empty (&priv->pending)) {
+    GstBuffer *buf = NULL;
+
+    if (ret != GST_FLOW_OK) {
+      drop_pending (self);
+      break;
+    }
+    ret = finish_oldest (self, &buf);
+    if (ret == GST_FLOW_OK && buf)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+  }
+  return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* GstBaseTransform vfuncs */
+
+static gboolean
+gst_cuda_vision_base_start (GstBaseTransform * trans)
+{
+  GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  GstCudaVisionBaseClass *klass = GST_CUDA_VISION_BASE_GET_CLASS (self);
+  GstCudaVisionBackend want;
+  gint device_id;
+  gchar *reason = NULL;
+  GstCudaVisionBackend active = GST_CUDA_VISION_BACKEND_CPU;
+
+  GST_OBJECT_LOCK (self);
+  want = priv->backend;
+  device_id = priv->device_id;
+  priv->depth = priv->pipeline_depth;
+  GST_OBJECT_UNLOCK (self);
+
+  if (want != GST_CUDA_VISION_BACKEND_CPU) {
+    if (!klass->process_cuda) {
+      reason = g_strdup ("this element has no GPU implementation");
+    } else {
+#ifdef HAVE_CUDA
+      int n = 0;
+      cudaError_t err = cudaGetDeviceCount (&n);
+
+      if (err != cudaSuccess) {
+        reason = g_strdup_printf ("no usable CUDA driver or device: %s",
+            cudaGetErrorString (err));
+        (void) cudaGetLastError ();
+      } else if (n == 0) {
+        reason = g_strdup ("no CUDA device found");
+      } else if (device_id >= n) {
+        reason = g_strdup_printf ("device-id %d does not exist (%d CUDA "
+            "device%s)", device_id, n, n == 1 ? "" : "s");
+      } else {
+        if (device_id < 0)
+          device_id = 0;
+        err = cudaSetDevice (device_id);
+        if (err == cudaSuccess)
+          err = cudaFree (NULL);        /* create the primary context now */
+        if (err != cudaSuccess) {
+          reason = g_strdup_printf ("CUDA device %d is not usable: %s",
+              device_id, cudaGetErrorString (err));
+          (void) cudaGetLastError ();
+        } else {
+          active = GST_CUDA_VISION_BACKEND_CUDA;
+          priv->device = device_id;
+        }
+      }
+#else
+      reason = g_strdup ("the plugin was built without CUDA support");
+#endif
+    }
+  }
+
+  if (active == GST_CUDA_VISION_BACKEND_CPU && want != GST_CUDA_VISION_BACKEND_CPU) {
+    if (want == GST_CUDA_VISION_BACKEND_CUDA) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("backend=cuda was requested but no CUDA GPU is usable: %s", reason),
+          ("set backend=auto or backend=cpu to run on the CPU"));
+      g_free (reason);
+      return FALSE;
+    }
+    GST_WARNING_OBJECT (self, "running on the CPU: %s", reason);
+  }
+  g_free (reason);
+
+  GST_OBJECT_LOCK (self);
+  priv->active_backend = active;
+  GST_OBJECT_UNLOCK (self);
+  g_object_notify (G_OBJECT (self), "active-backend");
+  GST_INFO_OBJECT (self, "backend %s, device %d, pipeline depth %u",
+      active == GST_CUDA_VISION_BACKEND_CUDA ? "cuda" : "cpu", priv->device,
+      priv->depth);
+  priv->stats_frames = 0;
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_vision_base_stop (GstBaseTransform * trans)
+{
+  GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+
+  free_slots (self);
+  priv->negotiated = FALSE;
+  GST_OBJECT_LOCK (self);
+  priv->active_backend = GST_CUDA_VISION_BACKEND_AUTO;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
+  GstCudaVisionBaseClass *klass = GST_CUDA_VISION_BASE_GET_CLASS (self);
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  GstVideoInfo in_info, out_info;
+  gboolean fps_changed;
+
+  if (!gst_video_info_from_caps (&in_info, incaps)
+      || !gst_video_info_from_caps (&out_info, outcaps)) {
+    GST_ERROR_OBJECT (self, "invalid caps %" GST_PTR_FORMAT " -> %"
+        GST_PTR_FORMAT, incaps, outcaps);
+    return FALSE;
+  }
+
+  /* frames in flight belong to the old caps */
+  drain (self);
+  free_slots (self);
+
+  fps_changed = priv->negotiated &&
+      (GST_VIDEO_INFO_FPS_N (&priv->in_info) != GST_VIDEO_INFO_FPS_N (&in_info)
+      || GST_VIDEO_INFO_FPS_D (&priv->in_info) !=
+      GST_VIDEO_INFO_FPS_D (&in_info));
+  priv->upload_planes = (1u << GST_VIDEO_INFO_N_PLANES (&in_info)) - 1;
+  priv->output_is_input = FALSE;
+  priv->negotiated = FALSE;
+  if (klass->set_info && !klass->set_info (self, incaps, &in_info, outcaps,
+          &out_info))
+    return FALSE;
+  priv->in_info = in_info;
+  priv->out_info = out_info;
+  priv->negotiated = TRUE;
+  if (fps_changed && priv->depth > 1)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_vision_base_get_unit_size (GstBaseTransform * trans, GstCaps * caps,
+    gsize * size)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  *size = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_vision_base_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  GstCaps *caps;
+  GstVideoInfo info;
+  gboolean need_pool;
+
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return TRUE;
+
+  if (priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA) {
+    /* pinned memory: the upload is a DMA straight out of the buffer */
+    GstBufferPool *pool = NULL;
+    GstAllocator *allocator = gst_cv_pinned_allocator_get ();
+    GstAllocationParams params;
+
+    gst_allocation_params_init (&params);
+    params.align = 63;
+    if (allocator)
+      gst_query_add_allocation_param (query, allocator, &params);
+    if (need_pool)
+      pool = gst_cv_pinned_pool_new (caps, &info, priv->depth + 1);
+    if (pool) {
+      gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
+          priv->depth + 1, 0);
+      gst_object_unref (pool);
+    }
+    if (allocator)
+      gst_object_unref (allocator);
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_vision_base_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  GstCaps *caps;
+  GstVideoInfo info;
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  guint need = priv->depth + 1;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  if (priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA) {
+    /* Download straight into pinned output buffers. A pool downstream
+     * offers is plain system memory at best (this element negotiates
+     * system memory), so our own pinned pool replaces it. */
+    pool = gst_cv_pinned_pool_new (caps, &info, need);
+    if (pool) {
+      if (gst_query_get_n_allocation_pools (query) > 0)
+        gst_query_set_nth_allocation_pool (query, 0, pool,
+            GST_VIDEO_INFO_SIZE (&info), need, 0);
+      else
+        gst_query_add_allocation_pool (query, pool,
+            GST_VIDEO_INFO_SIZE (&info), need, 0);
+      gst_object_unref (pool);
+      return GST_BASE_TRANSFORM_CLASS
+          (gst_cuda_vision_base_parent_class)->decide_allocation (trans, query);
+    }
+  }
+
+  /* CPU: a video pool, from downstream when offered, big enough for the
+   * frames this element holds */
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  if (pool && max != 0 && max < need) {
+    gst_object_unref (pool);
+    pool = NULL;
+  }
+  if (!pool) {
+    GstStructure *config;
+
+    pool = gst_video_buffer_pool_new ();
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps,
+        GST_VIDEO_INFO_SIZE (&info), need, 0);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_buffer_pool_set_config (pool, config);
+    min = need;
+    max = 0;
+  }
+  size = MAX (size, GST_VIDEO_INFO_SIZE (&info));
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, MAX (min, need),
+        max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, MAX (min, need), max);
+  gst_object_unref (pool);
+  return GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_vision_base_parent_class)->decide_allocation (trans, query);
+}
+
+static GstFlowReturn
+gst_cuda_vision_base_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
+  GstCudaVisionBaseClass *klass = GST_CUDA_VISION_BASE_GET_CLASS (self);
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  GstFlowReturn ret;
+  GstBuffer *inbuf, *outbuf = NULL;
+  Slot *s = NULL;
+  guint i, depth;
+
+  /* chain up: QoS, reconfiguration; the buffer lands in queued_buf */
+  ret = GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_vision_base_parent_class)->submit_input_buffer (trans,
+      is_discont, input);
+  if (ret != GST_FLOW_OK || trans->queued_buf == NULL)
+    return ret;
+  inbuf = trans->queued_buf;
+  trans->queued_buf = NULL;
+
+  if (!priv->negotiated) {
+    gst_buffer_unref (inbuf);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("buffer before caps were negotiated"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+
+  GST_OBJECT_LOCK (self);
+  depth = priv->pipeline_depth;
+  GST_OBJECT_UNLOCK (self);
+  if (priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA
+      && depth != priv->depth) {
+    GST_INFO_OBJECT (self, "pipeline depth %u -> %u", priv->depth, depth);
+    priv->depth = depth;
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+  }
+
+  if (priv->output_is_input)
+    outbuf = gst_buffer_ref (inbuf);
+  else
+    ret = GST_BASE_TRANSFORM_CLASS
+        (gst_cuda_vision_base_parent_class)->prepare_output_buffer (trans,
+        inbuf, &outbuf);
+  if (ret != GST_FLOW_OK || !outbuf) {
+    gst_buffer_unref (inbuf);
+    return ret != GST_FLOW_OK ? ret : GST_FLOW_ERROR;
+  }
+
+  for (i = 0; i < GST_CUDA_VISION_MAX_DEPTH; i++)
+    if (!priv->slots[i].busy) {
+      s = &priv->slots[i];
+      break;
+    }
+  g_assert (s != NULL);         /* generate_output keeps < depth in flight */
+
+  s->busy = TRUE;
+  s->inbuf = inbuf;
+  s->outbuf = outbuf;
+  s->submit_time = g_get_monotonic_time ();
+  s->cpu_ms = 0;
+  if (!s->params)
+    s->params = g_malloc0 (MAX (klass->params_size, 1));
+  /* controlled properties (GstController) take their value at this frame */
+  if (GST_BUFFER_PTS_IS_VALID (inbuf))
+    gst_object_sync_values (GST_OBJECT (self),
+        gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+            GST_BUFFER_PTS (inbuf)));
+  if (klass->get_params)
+    klass->get_params (self, s->params);
+
+  s->in_mapped = gst_video_frame_map (&s->in_frame, &priv->in_info, inbuf,
+      GST_MAP_READ);
+  s->out_mapped = s->in_mapped && !priv->output_is_input &&
+      gst_video_frame_map (&s->out_frame, &priv->out_info, outbuf,
+      GST_MAP_WRITE);
+  if (!s->in_mapped || (!s->out_mapped && !priv->output_is_input)) {
+    slot_release (self, s);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("could not map the %s video frame (buffer too small for the caps?)",
+            s->in_mapped ? "output" : "input"));
+    return GST_FLOW_ERROR;
+  }
+
+#ifdef HAVE_CUDA
+  if (priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA) {
+    if (!submit_cuda (self, s, i)) {
+      cudaStreamSynchronize (s->stream);
+      (void) cudaGetLastError ();
+      slot_release (self, s);
+      return GST_FLOW_ERROR;
+    }
+    g_queue_push_tail (&priv->pending, s);
+    return GST_FLOW_OK;
+  }
+#endif
+  {
+    GstCudaVisionFrame frame;
+    int status;
+    gint64 t0 = g_get_monotonic_time ();
+
+    memset (&frame, 0, sizeof (frame));
+    planes_from_frame (&s->in_frame, frame.in);
+    if (s->out_mapped)
+      planes_from_frame (&s->out_frame, frame.out);
+    frame.in_info = &priv->in_info;
+    frame.out_info = &priv->out_info;
+    frame.params = s->params;
+    frame.slot = i;
+    frame.scratch = &s->scratch;
+    status = klass->process_cpu (self, &frame);
+    s->cpu_ms = (g_get_monotonic_time () - t0) / 1000.0;
+    if (status != CV_OK) {
+      slot_release (self, s);
+      GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+          ("Processing the frame on the CPU failed: %s",
+              gst_cuda_vision_status_string (status)),
+          ("process_cpu returned %d", status));
+      return GST_FLOW_ERROR;
+    }
+    g_queue_push_tail (&priv->pending, s);
+  }
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_cuda_vision_base_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  guint depth = priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA ?
+      priv->depth : 1;
+
+  *outbuf = NULL;
+  if (g_queue_get_length (&priv->pending) < depth)
+    return GST_FLOW_OK;
+  return finish_oldest (self, outbuf);
+}
+
+/* Never called: frames go through submit_input_buffer()/generate_output().
+ * GstBaseTransform only looks at whether a transform vfunc exists to decide
+ * that the element is not a passthrough one. */
+static GstFlowReturn
+gst_cuda_vision_base_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  g_return_val_if_reached (GST_FLOW_NOT_SUPPORTED);
+}
+
+static gboolean
+gst_cuda_vision_base_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_STOP:
+      drop_pending (self);
+      break;
+    default:
+      /* keep serialized events (EOS, segment, gap, caps, tags, ...) in
+       * order with the frames in flight */
+      if (GST_EVENT_IS_SERIALIZED (event)) {
+        GstFlowReturn ret = drain (self);
+        if (ret != GST_FLOW_OK)
+          GST_DEBUG_OBJECT (self, "drain before %s: %s",
+              GST_EVENT_TYPE_NAME (event), gst_flow_get_name (ret));
+      }
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_vision_base_parent_class)->sink_event
+      (trans, event);
+}
+
+static gboolean
+gst_cuda_vision_base_query (GstBaseTransform * trans, GstPadDirection dir,
+    GstQuery * query)
+{
+  GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  gboolean ret = GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_vision_base_parent_class)->query (trans, dir, query);
+
+  if (ret && dir == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    gboolean live;
+    GstClockTime min, max, frame = 0, extra;
+    guint depth;
+
+    gst_query_parse_latency (query, &live, &min, &max);
+    GST_OBJECT_LOCK (self);
+    depth = priv->active_backend == GST_CUDA_VISION_BACKEND_CPU ? 1 :
+        priv->pipeline_depth;
+    GST_OBJECT_UNLOCK (self);
+    if (priv->negotiated && GST_VIDEO_INFO_FPS_N (&priv->in_info) > 0)
+      frame = gst_util_uint64_scale_int (GST_SECOND,
+          GST_VIDEO_INFO_FPS_D (&priv->in_info),
+          GST_VIDEO_INFO_FPS_N (&priv->in_info));
+    extra = (depth - 1) * frame;
+    min += extra;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += extra;
+    GST_DEBUG_OBJECT (self, "latency: adding %" GST_TIME_FORMAT " (%u frames "
+        "in flight), min %" GST_TIME_FORMAT, GST_TIME_ARGS (extra), depth - 1,
+        GST_TIME_ARGS (min));
+    gst_query_set_latency (query, live, min, max);
+  }
+  return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* GObject */
+
+static void
+gst_cuda_vision_base_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaVisionBasePrivate *priv = PRIV (object);
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      priv->backend = g_value_get_enum (value);
+      break;
+    case PROP_DEVICE_ID:
+      priv->device_id = g_value_get_int (value);
+      break;
+    case PROP_PIPELINE_DEPTH:
+      priv->pipeline_depth = g_value_get_uint (value);
+      break;
+    case PROP_POST_STATS:
+      priv->post_stats = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+gst_cuda_vision_base_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaVisionBasePrivate *priv = PRIV (object);
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      g_value_set_enum (value, priv->backend);
+      break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, priv->device_id);
+      break;
+    case PROP_PIPELINE_DEPTH:
+      g_value_set_uint (value, priv->pipeline_depth);
+      break;
+    case PROP_ACTIVE_BACKEND:
+      g_value_set_enum (value, priv->active_backend);
+      break;
+    case PROP_POST_STATS:
+      g_value_set_boolean (value, priv->post_stats);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+gst_cuda_vision_base_finalize (GObject * object)
+{
+  GstCudaVisionBase *self = GST_CUDA_VISION_BASE (object);
+
+  free_slots (self);
+  G_OBJECT_CLASS (gst_cuda_vision_base_parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_vision_base_class_init (GstCudaVisionBaseClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_vision_base_debug, "cudavisionbase", 0,
+      "gst-cuda-vision base element");
+
+  gobject_class->set_property = gst_cuda_vision_base_set_property;
+  gobject_class->get_property = gst_cuda_vision_base_get_property;
+  gobject_class->finalize = gst_cuda_vision_base_finalize;
+
+  /**
+   * GstCudaVisionBase:backend:
+   * Where to compute: auto (GPU when usable, else CPU with one warning),
+   * cuda (element error at start without a usable GPU) or cpu.
+   * Read when the element starts (READY -> PAUSED).
+   */
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Where to compute: auto (GPU if usable, else CPU), cuda (error "
+          "without a GPU) or cpu", GST_TYPE_CUDA_VISION_BACKEND,
+          DEFAULT_BACKEND, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaVisionBase:device-id:
+   * CUDA device ordinal, -1 for the default device (0). A device that does
+   * not exist: element error with backend=cuda, CPU with backend=auto.
+   */
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("device-id", "Device ID",
+          "CUDA device to use, -1 = default device", -1, G_MAXINT,
+          DEFAULT_DEVICE_ID, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaVisionBase:pipeline-depth:
+   * Frames in flight on the GPU, 1..4. With depth N, frame k uploads while
+   * frame k-1 computes and frame k-2 downloads; the element then adds N-1
+   * frame durations of latency (reported in the LATENCY query; a latency
+   * message is posted when it changes). 1 is synchronous. The CPU backend
+   * is always synchronous.
+   */
+  g_object_class_install_property (gobject_class, PROP_PIPELINE_DEPTH,
+      g_param_spec_uint ("pipeline-depth", "Pipeline depth",
+          "Frames in flight on the GPU (1 = synchronous, adds no latency; N "
+          "adds N-1 frames of latency)", 1, GST_CUDA_VISION_MAX_DEPTH,
+          DEFAULT_PIPELINE_DEPTH, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstCudaVisionBase:active-backend:
+   * The backend in use: cuda or cpu once started, auto before.
+   */
+  g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
+      g_param_spec_enum ("active-backend", "Active backend",
+          "Backend in use (auto until the element has started)",
+          GST_TYPE_CUDA_VISION_BACKEND, GST_CUDA_VISION_BACKEND_AUTO,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaVisionBase:post-stats:
+   * Post an element message "cudavision-stats" once a second with the mean
+   * upload-ms, kernel-ms, download-ms (GPU timings; on the CPU kernel-ms is
+   * the processing time), latency-ms (submit to finish, wall clock), frames,
+   * fps and backend.
+   */
+  g_object_class_install_property (gobject_class, PROP_POST_STATS,
+      g_param_spec_boolean ("post-stats", "Post statistics",
+          "Post a 'cudavision-stats' element message every second with "
+          "per-stage timings", DEFAULT_POST_STATS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_set_caps);
+  trans_class->get_unit_size =
+      GST_DEBUG_FUNCPTR (gst_cuda_vision_base_get_unit_size);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_vision_base_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_vision_base_decide_allocation);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_vision_base_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cuda_vision_base_generate_output);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_transform);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_query);
+  trans_class->passthrough_on_same_caps = FALSE;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_BASE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_BACKEND, 0);
+}
+
+static void
+gst_cuda_vision_base_init (GstCudaVisionBase * self)
+{
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+
+  priv->backend = DEFAULT_BACKEND;
+  priv->device_id = DEFAULT_DEVICE_ID;
+  priv->pipeline_depth = DEFAULT_PIPELINE_DEPTH;
+  priv->post_stats = DEFAULT_POST_STATS;
+  priv->active_backend = GST_CUDA_VISION_BACKEND_AUTO;
+  priv->depth = DEFAULT_PIPELINE_DEPTH;
+  g_queue_init (&priv->pending);
+}

@@ -1,0 +1,130 @@
+/* gst-cuda-vision: the base element every element of the plugin derives from.
+ * See docs/base-class.md for the design and how to write a subclass.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_CUDA_VISION_BASE_H__
+#define __GST_CUDA_VISION_BASE_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include "cvimage.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_VISION_BASE (gst_cuda_vision_base_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCudaVisionBase, gst_cuda_vision_base, GST,
+    CUDA_VISION_BASE, GstBaseTransform);
+
+#define GST_TYPE_CUDA_VISION_BACKEND (gst_cuda_vision_backend_get_type ())
+GType gst_cuda_vision_backend_get_type (void);
+
+/**
+ * GstCudaVisionBackend:
+ * @GST_CUDA_VISION_BACKEND_AUTO: the GPU when one is usable, else the CPU
+ *   (one GST_WARNING says why). As the value of `active-backend`: not
+ *   decided yet (the element has not started).
+ * @GST_CUDA_VISION_BACKEND_CUDA: the GPU; an element error at start when no
+ *   CUDA device is usable.
+ * @GST_CUDA_VISION_BACKEND_CPU: the C99/OpenMP fallback, synchronous.
+ */
+typedef enum
+{
+  GST_CUDA_VISION_BACKEND_AUTO,
+  GST_CUDA_VISION_BACKEND_CUDA,
+  GST_CUDA_VISION_BACKEND_CPU,
+} GstCudaVisionBackend;
+
+#define GST_CUDA_VISION_MAX_DEPTH 4
+
+/**
+ * GstCudaVisionFrame:
+ * One frame as a subclass sees it in process_cpu()/process_cuda().
+ * @in, @out: the planes of the input and output frame. On the CPU path they
+ *   point into the mapped buffers (host memory, the buffers' own strides);
+ *   on the CUDA path into device memory of this slot (pitched). Planes that
+ *   the subclass did not ask to be uploaded (upload_planes) have data NULL
+ *   on the CUDA path. width/height are those of the plane's first component.
+ * @in_info, @out_info: the negotiated video infos.
+ * @params: the subclass's parameter snapshot (params_size bytes), taken by
+ *   get_params() when the frame entered the element: property changes take
+ *   effect at frame boundaries even with several frames in flight.
+ * @stream: the slot's cudaStream_t (CUDA path), NULL on the CPU path. Queue
+ *   all work on it and do not wait for it.
+ * @slot: index of the slot, 0 .. pipeline-depth - 1.
+ * @scratch: per-slot pointer owned by the subclass (e.g. device scratch
+ *   memory, allocated lazily on first use); freed with free_scratch() when
+ *   the slots are torn down (caps change, stop).
+ */
+typedef struct
+{
+  CvPlane in[GST_VIDEO_MAX_PLANES];
+  CvPlane out[GST_VIDEO_MAX_PLANES];
+  const GstVideoInfo *in_info;
+  const GstVideoInfo *out_info;
+  gconstpointer params;
+  gpointer stream;
+  guint slot;
+  gpointer *scratch;
+} GstCudaVisionFrame;
+
+/**
+ * GstCudaVisionBaseClass:
+ * @params_size: bytes of the per-frame parameter snapshot.
+ * @get_params: copy the element's properties into @params (take
+ *   GST_OBJECT_LOCK). Called once per frame in the streaming thread.
+ * @set_info: validate the negotiated caps and prepare (formats, layouts,
+ *   upload_planes). Return FALSE to refuse them (not-negotiated).
+ * @process_cpu: compute @frame on the CPU. Returns CV_OK or a CV_ERROR_*.
+ * @process_cuda: queue @frame's work on frame->stream. Returns CV_OK, a
+ *   CV_ERROR_* or a cudaError_t. NULL when the element has no GPU version.
+ * @finish_frame: optional; called when a frame's result is complete (the
+ *   GPU work of its slot has finished), in output order, before *outbuf is
+ *   pushed: post messages, attach metas, draw (gst_buffer_make_writable()
+ *   on *outbuf is cheap: the element holds no other reference). frame->in
+ *   and frame->out are not set here.
+ * @free_scratch: optional; frees what process_cuda/process_cpu put in
+ *   *frame->scratch. Called with the right CUDA device current.
+ */
+struct _GstCudaVisionBaseClass
+{
+  GstBaseTransformClass parent_class;
+
+  gsize params_size;
+  void (*get_params) (GstCudaVisionBase * self, gpointer params);
+  gboolean (*set_info) (GstCudaVisionBase * self, GstCaps * incaps,
+      const GstVideoInfo * in_info, GstCaps * outcaps,
+      const GstVideoInfo * out_info);
+  int (*process_cpu) (GstCudaVisionBase * self, GstCudaVisionFrame * frame);
+  int (*process_cuda) (GstCudaVisionBase * self, GstCudaVisionFrame * frame);
+  GstFlowReturn (*finish_frame) (GstCudaVisionBase * self,
+      GstCudaVisionFrame * frame, GstBuffer ** outbuf);
+  void (*free_scratch) (GstCudaVisionBase * self, gpointer scratch);
+
+  gpointer _reserved[8];
+};
+
+/* For set_info(): which input planes the CUDA path uploads (bit p = plane
+ * p). Default: all planes. cudasobel uploads only the luma plane of YUV. */
+void gst_cuda_vision_base_set_upload_planes (GstCudaVisionBase * self,
+    guint mask);
+
+/* For set_info(): analysis elements (cudatemplatematch) push their input
+ * buffer on instead of a new output buffer: no output planes are allocated,
+ * mapped or downloaded (frame->out is empty); results are read back by the
+ * subclass (e.g. into pinned scratch in process_cuda) and applied in
+ * finish_frame(). The output caps must equal the input caps. */
+void gst_cuda_vision_base_set_output_is_input (GstCudaVisionBase * self,
+    gboolean output_is_input);
+
+/* The backend running now (CUDA or CPU), AUTO before start. */
+GstCudaVisionBackend gst_cuda_vision_base_get_active_backend
+    (GstCudaVisionBase * self);
+
+/* Describe a status code returned by the C ABI (CV_ERROR_* or cudaError_t). */
+const gchar *gst_cuda_vision_status_string (int status);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,201 @@
+/* gst-cuda-vision: page-locked host memory allocator.
+ *
+ * Memory from cudaHostAlloc(cudaHostAllocPortable) can be the source or
+ * target of an asynchronous cudaMemcpy (a DMA over PCIe, no staging copy) on
+ * any device. The base element proposes buffer pools of it upstream and uses
+ * them downstream.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcvpinned.h"
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cv_pinned_debug);
+#define GST_CAT_DEFAULT gst_cv_pinned_debug
+
+typedef struct
+{
+  GstAllocator parent;
+} GstCvPinnedAllocator;
+
+typedef struct
+{
+  GstAllocatorClass parent_class;
+} GstCvPinnedAllocatorClass;
+
+typedef struct
+{
+  GstMemory mem;
+  guint8 *data;                 /* start of the cudaHostAlloc block */
+} GstCvPinnedMemory;
+
+GType gst_cv_pinned_allocator_get_type (void);
+G_DEFINE_TYPE (GstCvPinnedAllocator, gst_cv_pinned_allocator,
+    GST_TYPE_ALLOCATOR);
+
+static GstMemory *
+gst_cv_pinned_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  gsize align = params->align | gst_memory_alignment;
+  gsize maxsize = size + params->prefix + params->padding + align;
+  void *ptr = NULL;
+  cudaError_t err;
+  GstCvPinnedMemory *mem;
+  gsize offset;
+
+  err = cudaHostAlloc (&ptr, maxsize, cudaHostAllocPortable);
+  if (err != cudaSuccess) {
+    GST_WARNING_OBJECT (allocator, "cudaHostAlloc(%" G_GSIZE_FORMAT
+        ") failed: %s", maxsize, cudaGetErrorString (err));
+    (void) cudaGetLastError ();
+    return NULL;
+  }
+  mem = g_new0 (GstCvPinnedMemory, 1);
+  mem->data = ptr;
+  offset = (align - ((guintptr) ptr & align)) & align;
+  gst_memory_init (GST_MEMORY_CAST (mem), params->flags, allocator, NULL,
+      maxsize, align, offset + params->prefix, size);
+  if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
+    memset (mem->data + offset, 0, params->prefix);
+  if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
+    memset (mem->data + offset + params->prefix + size, 0, params->padding);
+  return GST_MEMORY_CAST (mem);
+}
+
+static void
+gst_cv_pinned_free (GstAllocator * allocator, GstMemory * memory)
+{
+  GstCvPinnedMemory *mem = (GstCvPinnedMemory *) memory;
+
+  if (!memory->parent) {
+    cudaError_t err = cudaFreeHost (mem->data);
+    if (err != cudaSuccess)
+      GST_WARNING_OBJECT (allocator, "cudaFreeHost failed: %s",
+          cudaGetErrorString (err));
+  }
+  g_free (mem);
+}
+
+static gpointer
+gst_cv_pinned_map (GstMemory * memory, gsize maxsize, GstMapFlags flags)
+{
+  return ((GstCvPinnedMemory *) memory)->data;
+}
+
+static void
+gst_cv_pinned_unmap (GstMemory * memory)
+{
+}
+
+static GstMemory *
+gst_cv_pinned_share (GstMemory * memory, gssize offset, gssize size)
+{
+  GstCvPinnedMemory *mem = (GstCvPinnedMemory *) memory, *sub;
+  GstMemory *parent = memory->parent ? memory->parent : memory;
+
+  if (size == -1)
+    size = memory->size - offset;
+  sub = g_new0 (GstCvPinnedMemory, 1);
+  sub->data = mem->data;
+  gst_memory_init (GST_MEMORY_CAST (sub),
+      GST_MINI_OBJECT_FLAGS (parent) | GST_MINI_OBJECT_FLAG_LOCK_READONLY,
+      memory->allocator, parent, memory->maxsize, memory->align,
+      memory->offset + offset, size);
+  return GST_MEMORY_CAST (sub);
+}
+
+static void
+gst_cv_pinned_allocator_class_init (GstCvPinnedAllocatorClass * klass)
+{
+  GstAllocatorClass *aclass = GST_ALLOCATOR_CLASS (klass);
+
+  aclass->alloc = gst_cv_pinned_alloc;
+  aclass->free = gst_cv_pinned_free;
+  GST_DEBUG_CATEGORY_INIT (gst_cv_pinned_debug, "cudavisionpinned", 0,
+      "gst-cuda-vision pinned host memory");
+}
+
+static void
+gst_cv_pinned_allocator_init (GstCvPinnedAllocator * self)
+{
+  GstAllocator *a = GST_ALLOCATOR (self);
+
+  a->mem_type = GST_CV_PINNED_MEMORY_TYPE;
+  a->mem_map = gst_cv_pinned_map;
+  a->mem_unmap = gst_cv_pinned_unmap;
+  a->mem_share = gst_cv_pinned_share;
+  /* copy and is_span: GstAllocator's defaults (copy into sysmem) */
+  GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+void
+gst_cv_pinned_allocator_register (void)
+{
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    GstAllocator *a = g_object_new (gst_cv_pinned_allocator_get_type (), NULL);
+    gst_object_ref_sink (a);
+    gst_allocator_register (GST_CV_PINNED_ALLOCATOR_NAME, a);
+    g_once_init_leave (&once, 1);
+  }
+}
+
+GstAllocator *
+gst_cv_pinned_allocator_get (void)
+{
+  gst_cv_pinned_allocator_register ();
+  return gst_allocator_find (GST_CV_PINNED_ALLOCATOR_NAME);
+}
+
+GstBufferPool *
+gst_cv_pinned_pool_new (GstCaps * caps, const GstVideoInfo * info,
+    guint min_buffers)
+{
+  GstBufferPool *pool = gst_video_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstAllocator *allocator = gst_cv_pinned_allocator_get ();
+  GstAllocationParams params;
+
+  gst_allocation_params_init (&params);
+  params.align = 63;            /* 64-byte rows start for vector loads */
+  gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (info),
+      min_buffers, 0);
+  gst_buffer_pool_config_set_allocator (config, allocator, &params);
+  gst_buffer_pool_config_add_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_object_unref (allocator);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+#else /* !HAVE_CUDA */
+
+void
+gst_cv_pinned_allocator_register (void)
+{
+}
+
+GstAllocator *
+gst_cv_pinned_allocator_get (void)
+{
+  return NULL;
+}
+
+GstBufferPool *
+gst_cv_pinned_pool_new (GstCaps * caps, const GstVideoInfo * info,
+    guint min_buffers)
+{
+  return NULL;
+}
+#endif
