@@ -1,0 +1,94 @@
+/* gst-cuda-vision benchmark: PCIe and device-memory bandwidth, measured.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "floor.h"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <algorithm>
+#include <vector>
+
+#define CK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+  snprintf (out->device, sizeof (out->device), "%s: %s", #call, \
+      cudaGetErrorString (e_)); return (int) e_; } } while (0)
+
+static double
+median (std::vector < double >&v)
+{
+  std::sort (v.begin (), v.end ());
+  return v[v.size () / 2];
+}
+
+extern "C" int
+cv_bench_measure_floor (int device, size_t bytes, int reps, CvBenchFloor * out)
+{
+  cudaDeviceProp prop;
+  void *h = NULL, *h2 = NULL, *d = NULL, *d2 = NULL, *d3 = NULL;
+  cudaStream_t s1, s2;
+  cudaEvent_t a, b, c;
+  std::vector < double >th, tl, tb, td;
+
+  CK (cudaSetDevice (device));
+  CK (cudaGetDeviceProperties (&prop, device));
+  snprintf (out->device, sizeof (out->device), "%.200s (sm_%d%d, %d SMs)",
+      prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+  CK (cudaHostAlloc (&h, bytes, cudaHostAllocPortable));
+  CK (cudaHostAlloc (&h2, bytes, cudaHostAllocPortable));
+  CK (cudaMalloc (&d, bytes));
+  CK (cudaMalloc (&d2, bytes));
+  CK (cudaMalloc (&d3, bytes));
+  CK (cudaMemset (d, 1, bytes));
+  CK (cudaStreamCreateWithFlags (&s1, cudaStreamNonBlocking));
+  CK (cudaStreamCreateWithFlags (&s2, cudaStreamNonBlocking));
+  CK (cudaEventCreate (&a));
+  CK (cudaEventCreate (&b));
+  CK (cudaEventCreate (&c));
+  for (int i = 0; i < reps + 1; i++) {
+    float ms;
+    CK (cudaEventRecord (a, s1));
+    CK (cudaMemcpyAsync (d, h, bytes, cudaMemcpyHostToDevice, s1));
+    CK (cudaEventRecord (b, s1));
+    CK (cudaMemcpyAsync (h2, d2, bytes, cudaMemcpyDeviceToHost, s1));
+    CK (cudaEventRecord (c, s1));
+    CK (cudaEventSynchronize (c));
+    if (i == 0)
+      continue;                 /* warm-up */
+    CK (cudaEventElapsedTime (&ms, a, b));
+    th.push_back (bytes / (ms * 1e-3) / 1e9);
+    CK (cudaEventElapsedTime (&ms, b, c));
+    tl.push_back (bytes / (ms * 1e-3) / 1e9);
+    /* both directions at once on two streams */
+    CK (cudaDeviceSynchronize ());
+    CK (cudaEventRecord (a, s1));
+    CK (cudaStreamWaitEvent (s2, a, 0));
+    CK (cudaMemcpyAsync (d, h, bytes, cudaMemcpyHostToDevice, s1));
+    CK (cudaMemcpyAsync (h2, d2, bytes, cudaMemcpyDeviceToHost, s2));
+    CK (cudaEventRecord (b, s2));
+    CK (cudaStreamWaitEvent (s1, b, 0));
+    CK (cudaEventRecord (c, s1));
+    CK (cudaEventSynchronize (c));
+    CK (cudaEventElapsedTime (&ms, a, c));
+    tb.push_back (2.0 * bytes / (ms * 1e-3) / 1e9);
+    CK (cudaEventRecord (a, s1));
+    CK (cudaMemcpyAsync (d3, d, bytes, cudaMemcpyDeviceToDevice, s1));
+    CK (cudaEventRecord (b, s1));
+    CK (cudaEventSynchronize (b));
+    CK (cudaEventElapsedTime (&ms, a, b));
+    td.push_back (2.0 * bytes / (ms * 1e-3) / 1e9);
+  }
+  out->h2d_gbps = median (th);
+  out->d2h_gbps = median (tl);
+  out->duplex_gbps = median (tb);
+  out->d2d_gbps = median (td);
+  cudaFreeHost (h);
+  cudaFreeHost (h2);
+  cudaFree (d);
+  cudaFree (d2);
+  cudaFree (d3);
+  cudaStreamDestroy (s1);
+  cudaStreamDestroy (s2);
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  cudaEventDestroy (c);
+  return 0;
+}

@@ -1,0 +1,28 @@
+/* gst-cuda-vision benchmark: the physical floors, measured on this machine.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CV_BENCH_FLOOR_H
+#define CV_BENCH_FLOOR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct
+{
+  char device[256];
+  double h2d_gbps;              /* pinned host -> device, GB/s (1e9 bytes) */
+  double d2h_gbps;              /* device -> pinned host */
+  double duplex_gbps;           /* H2D and D2H at once, sum of both */
+  double d2d_gbps;              /* device copy, bytes read + written */
+} CvBenchFloor;
+
+/* Measure with cudaMemcpyAsync of `bytes` (median of `reps`) on `device`.
+ * Returns 0, or the cudaError_t; device[] then holds the error text. */
+int cv_bench_measure_floor (int device, size_t bytes, int reps,
+    CvBenchFloor * out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
