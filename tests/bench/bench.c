@@ -28,6 +28,7 @@
 
 #ifdef HAVE_CUDA
 #include "floor.h"
+#include "kbench.h"
 #endif
 
 typedef struct
@@ -111,6 +112,7 @@ main (int argc, char **argv)
   gint width = 1920, height = 1080, depth = 2, frames = 0, warmup = 20;
   gdouble seconds = 3.0;
   gboolean no_floor = FALSE;
+  gchar *kernel = NULL;
   GOptionEntry entries[] = {
     {"element", 'e', 0, G_OPTION_ARG_STRING, &element,
         "Element factory (default cudasobel)", "NAME"},
@@ -135,6 +137,9 @@ main (int argc, char **argv)
         "Frames left out of the statistics (20)", "N"},
     {"no-floor", 0, 0, G_OPTION_ARG_NONE, &no_floor,
         "Do not measure the PCIe / device-memory floor", NULL},
+    {"kernel", 'k', 0, G_OPTION_ARG_STRING, &kernel,
+        "Time only the CUDA kernel NAME (sobel) on device-resident frames, "
+          "launched back to back from a CUDA graph; no GStreamer", "NAME"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- gst-cuda-vision benchmark");
@@ -164,6 +169,34 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
   gst_init (&argc, &argv);
+
+  if (kernel) {
+#ifdef HAVE_CUDA
+    double us = 0, bytes = 0;
+    char msg[512] = "";
+    CvBenchFloor fl = { 0 };
+    int iters = frames > 0 ? frames : 200;
+
+    if (cv_bench_measure_floor (0, 256u << 20, 10, &fl) != 0
+        || cv_bench_kernel (kernel, format, width, height, iters, &us, &bytes,
+            msg, sizeof (msg)) != 0) {
+      g_printerr ("kernel benchmark failed: %s%s\n", msg, fl.device);
+      return 1;
+    }
+    g_print ("device       %s\n", fl.device);
+    g_print ("kernel       %s %s %dx%d: %.2f us per frame (graph of %d "
+        "launches, median of 5)\n", kernel, format, width, height, us, iters);
+    g_print ("floor        %.2f us (%.0f bytes at the device-copy bandwidth "
+        "%.0f GB/s)\n", bytes / (fl.d2d_gbps * 1e9) * 1e6, bytes,
+        fl.d2d_gbps);
+    g_print ("RESULT kernel=%s format=%s size=%dx%d us=%.2f floor_us=%.2f\n",
+        kernel, format, width, height, us, bytes / (fl.d2d_gbps * 1e9) * 1e6);
+    return 0;
+#else
+    g_printerr ("built without CUDA: no kernel benchmark\n");
+    return 1;
+#endif
+  }
 
   if (!gst_video_info_set_format (&info,
           gst_video_format_from_string (format), width, height)

@@ -1,0 +1,125 @@
+/* gst-cuda-vision benchmark: device-resident kernel timings.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "kbench.h"
+#include "cvsobel.h"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <string.h>
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+#define CK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+  snprintf (err, err_size, "%s: %s", #call, cudaGetErrorString (e_)); \
+  return 1; } } while (0)
+
+namespace {
+
+struct Plane
+{
+  CvPlane p;
+  Plane (): p () {}
+  ~Plane () { if (p.data) cudaFree (p.data); }
+};
+
+/* bytes per pixel and luma layout of the packed formats we time */
+bool
+layout_of (const char *format, CvLumaLayout * l)
+{
+  if (!strcmp (format, "GRAY8")) { *l = { 1, -1, -1, -1 }; return true; }
+  if (!strcmp (format, "RGBA") || !strcmp (format, "RGBx")) { *l = { 4, 0, 1, 2 }; return true; }
+  if (!strcmp (format, "BGRA") || !strcmp (format, "BGRx")) { *l = { 4, 2, 1, 0 }; return true; }
+  if (!strcmp (format, "RGB")) { *l = { 3, 0, 1, 2 }; return true; }
+  if (!strcmp (format, "BGR")) { *l = { 3, 2, 1, 0 }; return true; }
+  return false;
+}
+
+cudaError_t
+alloc_random (Plane & pl, int w, int h, int bpp)
+{
+  size_t pitch;
+  cudaError_t e = cudaMallocPitch ((void **) &pl.p.data, &pitch,
+      (size_t) w * bpp, h);
+  if (e != cudaSuccess)
+    return e;
+  pl.p.stride = pitch;
+  pl.p.width = w;
+  pl.p.height = h;
+  std::vector < unsigned char >host ((size_t) w * bpp * h);
+  unsigned x = 12345;
+  for (auto & v : host) {
+    x = x * 1664525u + 1013904223u;
+    v = (unsigned char) (x >> 24);
+  }
+  return cudaMemcpy2D (pl.p.data, pitch, host.data (), (size_t) w * bpp,
+      (size_t) w * bpp, h, cudaMemcpyHostToDevice);
+}
+
+}                               /* namespace */
+
+extern "C" int
+cv_bench_kernel (const char *name, const char *format, int width, int height,
+    int iters, double *us, double *bytes, char *err, int err_size)
+{
+  cudaStream_t s;
+  std::function < int (cudaStream_t) > launch;
+  Plane in, out;
+  CvSobelParams sp = { 0, 20 };
+  CvLumaLayout l;
+
+  if (!layout_of (format, &l)) {
+    snprintf (err, err_size, "format %s not timed here", format);
+    return 1;
+  }
+  CK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
+  if (!strcmp (name, "sobel")) {
+    CK (alloc_random (in, width, height, l.bpp));
+    CK (alloc_random (out, width, height, 1));
+    *bytes = (double) width * height * (l.bpp + 1);
+    launch = [&](cudaStream_t st) {
+      return cv_sobel_cuda (&in.p, l, &out.p, &sp, st);
+    };
+  } else {
+    snprintf (err, err_size, "unknown kernel %s", name);
+    return 1;
+  }
+
+  /* warm up, then capture iters launches in a graph */
+  for (int i = 0; i < 10; i++)
+    if (launch (s) != 0) {
+      snprintf (err, err_size, "launch failed");
+      return 1;
+    }
+  CK (cudaStreamSynchronize (s));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CK (cudaStreamBeginCapture (s, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < iters; i++)
+    launch (s);
+  CK (cudaStreamEndCapture (s, &graph));
+  CK (cudaGraphInstantiate (&exec, graph, 0));
+  cudaEvent_t a, b;
+  CK (cudaEventCreate (&a));
+  CK (cudaEventCreate (&b));
+  std::vector < double >t;
+  for (int r = 0; r < 6; r++) {
+    float ms;
+    CK (cudaEventRecord (a, s));
+    CK (cudaGraphLaunch (exec, s));
+    CK (cudaEventRecord (b, s));
+    CK (cudaEventSynchronize (b));
+    CK (cudaEventElapsedTime (&ms, a, b));
+    if (r > 0)
+      t.push_back (ms * 1000.0 / iters);
+  }
+  std::sort (t.begin (), t.end ());
+  *us = t[t.size () / 2];
+  cudaGraphExecDestroy (exec);
+  cudaGraphDestroy (graph);
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  cudaStreamDestroy (s);
+  return 0;
+}
