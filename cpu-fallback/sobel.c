@@ -16,33 +16,54 @@ clamp255 (int v)
   return v < 0 ? 0 : (v > 255 ? 255 : v);
 }
 
+/* BT.601 luma of packed RGB pixels, brightness added, clamped; inlined
+ * with a constant bpp so that the strided loads vectorize. */
+static inline void
+rgb_luma (const uint8_t * restrict row, const int bpp, CvLumaLayout l, int w,
+    int brightness, int16_t * restrict lum)
+{
+  for (int x = 0; x < w; x++) {
+    const uint8_t *p = row + (size_t) x * bpp;
+    int yv = (CV_LUMA_R * p[l.r] + CV_LUMA_G * p[l.g] + CV_LUMA_B * p[l.b]
+        + 128) >> 8;
+    yv += brightness;
+    yv = yv < 0 ? 0 : yv;
+    lum[x] = (int16_t) (yv > 255 ? 255 : yv);
+  }
+}
+
 /* Brightness-adjusted luma of row y into lum[1 .. width], with lum[0] and
  * lum[width + 1] replicating the first and last pixel. */
 static void
 luma_row (const CvPlane * src, CvLumaLayout l, int y, int brightness,
-    int32_t * lum)
+    int16_t * restrict lum)
 {
-  const uint8_t *row = src->data + (size_t) y * src->stride;
-  int w = src->width;
+  const uint8_t *restrict row = src->data + (size_t) y * src->stride;
+  const int w = src->width;
 
-  if (l.r < 0) {
-    for (int x = 0; x < w; x++)
-      lum[x + 1] = clamp255 (row[(size_t) x * l.bpp] + brightness);
-  } else {
+  if (l.r < 0 && l.bpp == 1) {
     for (int x = 0; x < w; x++) {
-      const uint8_t *p = row + (size_t) x * l.bpp;
-      int yv = (CV_LUMA_R * p[l.r] + CV_LUMA_G * p[l.g] + CV_LUMA_B * p[l.b]
-          + 128) >> 8;
-      lum[x + 1] = clamp255 (yv + brightness);
+      int v = row[x] + brightness;
+      v = v < 0 ? 0 : v;
+      lum[x + 1] = (int16_t) (v > 255 ? 255 : v);
     }
+  } else if (l.r < 0) {
+    for (int x = 0; x < w; x++)
+      lum[x + 1] = (int16_t) clamp255 (row[(size_t) x * l.bpp] + brightness);
+  } else if (l.bpp == 4) {
+    rgb_luma (row, 4, l, w, brightness, lum + 1);
+  } else if (l.bpp == 3) {
+    rgb_luma (row, 3, l, w, brightness, lum + 1);
+  } else {
+    rgb_luma (row, l.bpp, l, w, brightness, lum + 1);
   }
   lum[0] = lum[1];
   lum[w + 1] = lum[w];
 }
 
 static void
-sobel_row (const int32_t * restrict r0, const int32_t * restrict r1,
-    const int32_t * restrict r2, uint8_t * restrict out, int w, int threshold)
+sobel_row (const int16_t * restrict r0, const int16_t * restrict r1,
+    const int16_t * restrict r2, uint8_t * restrict out, int w, int threshold)
 {
   for (int x = 0; x < w; x++) {
     int gx = (r0[x + 2] - r0[x]) + 2 * (r1[x + 2] - r1[x]) + (r2[x + 2] - r2[x]);
@@ -50,9 +71,11 @@ sobel_row (const int32_t * restrict r0, const int32_t * restrict r1,
         r0[x + 2]);
     int s = gx * gx + gy * gy;
     /* For s < 65025 (= 255^2) the correctly rounded sqrtf never reaches the
-     * next integer, so truncation gives floor(sqrt(s)) exactly. */
-    int m = s >= 65025 ? 255 : (int) sqrtf ((float) s);
-    out[x] = (uint8_t) (m > threshold ? m : 0);
+     * next integer, so truncation gives floor(sqrt(s)) exactly; larger s
+     * saturate. Branch-free so that the loop vectorizes (sqrtps). */
+    float f = (float) s;
+    int m = (int) sqrtf (f < 65025.0f ? f : 65025.0f);
+    out[x] = (uint8_t) (m & -(m > threshold));
   }
 }
 
@@ -71,18 +94,18 @@ cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
 
 #pragma omp parallel
   {
-    int32_t *buf = malloc (3 * (size_t) (w + 2) * sizeof (int32_t));
+    int16_t *buf = malloc (3 * (size_t) (w + 2) * sizeof (int16_t));
     if (!buf) {
 #pragma omp atomic write
       status = CV_ERROR_NO_MEMORY;
     } else {
-      int32_t *rows[3] = { buf, buf + (w + 2), buf + 2 * (w + 2) };
+      int16_t *rows[3] = { buf, buf + (w + 2), buf + 2 * (w + 2) };
       int last = -10;           /* row held in rows[1] */
 #pragma omp for schedule(static)
       for (int y = 0; y < h; y++) {
         if (y == last + 1) {
           /* slide the window down one row */
-          int32_t *t = rows[0];
+          int16_t *t = rows[0];
           rows[0] = rows[1];
           rows[1] = rows[2];
           rows[2] = t;
