@@ -64,10 +64,10 @@ struct _GstCudaSobel
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (SINK_FORMATS)));
+    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (SINK_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY8")));
+    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE ("GRAY8")));
 
 #define gst_cuda_sobel_parent_class parent_class
 G_DEFINE_TYPE (GstCudaSobel, gst_cuda_sobel, GST_TYPE_CUDA_VISION_BASE);
@@ -75,39 +75,21 @@ GST_ELEMENT_REGISTER_DEFINE (cudasobel, "cudasobel", GST_RANK_NONE,
     GST_TYPE_CUDA_SOBEL);
 
 /* Output is GRAY8 of the same size and rate whatever the input format;
- * upstream of a GRAY8 output any of the input formats will do. */
+ * upstream of a GRAY8 output any of the input formats will do (the base
+ * intersects with the pad templates and adds the memory features). */
 static GstCaps *
-gst_cuda_sobel_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+gst_cuda_sobel_transform_format_caps (GstCudaVisionBase * base,
+    GstPadDirection direction, GstCaps * caps)
 {
-  GstCaps *res = gst_caps_new_empty (), *tmpl;
+  GstCaps *res = gst_caps_copy (caps);
   guint i;
 
-  for (i = 0; i < gst_caps_get_size (caps); i++) {
-    GstStructure *st = gst_structure_copy (gst_caps_get_structure (caps, i));
-
-    gst_structure_remove_fields (st, "format", "colorimetry", "chroma-site",
-        NULL);
-    res = gst_caps_merge_structure (res, st);
-  }
-  tmpl = direction == GST_PAD_SINK ?
-      gst_static_pad_template_get_caps (&src_template) :
-      gst_static_pad_template_get_caps (&sink_template);
-  {
-    GstCaps *t = gst_caps_intersect (res, tmpl);
-    gst_caps_unref (res);
-    res = t;
-  }
-  gst_caps_unref (tmpl);
-  if (filter) {
-    GstCaps *t = gst_caps_intersect_full (filter, res,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (res);
-    res = t;
-  }
-  GST_DEBUG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
-      direction == GST_PAD_SINK ? "sink" : "src", caps, res);
-  return res;
+  for (i = 0; i < gst_caps_get_size (res); i++)
+    gst_structure_remove_fields (gst_caps_get_structure (res, i), "format",
+        "colorimetry", "chroma-site", NULL);
+  if (direction == GST_PAD_SINK)
+    gst_caps_set_simple (res, "format", G_TYPE_STRING, "GRAY8", NULL);
+  return gst_caps_simplify (res);
 }
 
 static gboolean
@@ -233,7 +215,6 @@ gst_cuda_sobel_class_init (GstCudaSobelClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVisionBaseClass *base_class = GST_CUDA_VISION_BASE_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sobel_debug, "cudasobel", 0,
@@ -271,12 +252,11 @@ gst_cuda_sobel_class_init (GstCudaSobelClass * klass)
       "Sobel gradient magnitude of the luma with brightness offset and "
       "threshold, on the GPU or the CPU", "gst-cuda-vision developers");
 
-  trans_class->transform_caps =
-      GST_DEBUG_FUNCPTR (gst_cuda_sobel_transform_caps);
-
   base_class->params_size = sizeof (CvSobelParams);
   base_class->get_params = GST_DEBUG_FUNCPTR (gst_cuda_sobel_get_params);
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_sobel_set_info);
+  base_class->transform_format_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_sobel_transform_format_caps);
   base_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cuda_sobel_process_cpu);
 #ifdef HAVE_CUDA
   base_class->process_cuda = GST_DEBUG_FUNCPTR (gst_cuda_sobel_process_cuda);

@@ -22,6 +22,13 @@
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudautils.h>
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_vision_base_debug);
 #define GST_CAT_DEFAULT gst_cuda_vision_base_debug
@@ -39,6 +46,7 @@ enum
   PROP_PIPELINE_DEPTH,
   PROP_ACTIVE_BACKEND,
   PROP_POST_STATS,
+  PROP_HOST_TRANSFERS,
 };
 
 typedef struct
@@ -57,6 +65,8 @@ typedef struct
 #ifdef HAVE_CUDA
   gboolean allocated;
   gboolean out_staged;
+  gboolean in_device;           /* in_frame / out_frame mapped as CUDA memory */
+  gboolean out_device;
   cudaStream_t stream;
   cudaEvent_t ev[4];            /* before upload, after upload, after kernel, done */
   CvPlane d_in[GST_VIDEO_MAX_PLANES];
@@ -77,6 +87,12 @@ typedef struct
   /* state */
   GstCudaVisionBackend active_backend;
   gint device;                  /* CUDA device in use */
+#ifdef HAVE_GST_CUDA
+  GstCudaContext *ctx;          /* shared "gst.cuda.context", CUDA backend */
+#endif
+  gboolean in_cuda_mem;         /* negotiated memory:CUDAMemory in / out */
+  gboolean out_cuda_mem;
+  guint64 host_transfers;       /* planes copied host <-> device (OBJECT_LOCK) */
   gboolean negotiated;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
@@ -248,15 +264,56 @@ frame_is_pinned (GstVideoFrame * frame)
   return TRUE;
 }
 
+/* Make the element's CUDA context current in this thread: the shared
+ * GstCudaContext (the one nvcodec's elements use) when there is one, else
+ * the runtime's primary context of the device. Pair with cuda_leave(). */
+static gboolean
+cuda_enter_full (GstCudaVisionBase * self, gboolean post_error)
+{
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+
+#ifdef HAVE_GST_CUDA
+  if (priv->ctx) {
+    if (gst_cuda_context_push (priv->ctx))
+      return TRUE;
+    if (post_error)
+      GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("CUDA error: could not make "
+              "the CUDA context current"), ("gst_cuda_context_push failed"));
+    return FALSE;
+  }
+#endif
+  if (!post_error)
+    return cudaSetDevice (priv->device) == cudaSuccess;
+  return CUDA_CHECK (self, cudaSetDevice (priv->device));
+}
+
+#define cuda_enter(self) cuda_enter_full ((self), TRUE)
+
+static void
+cuda_leave (GstCudaVisionBase * self)
+{
+#ifdef HAVE_GST_CUDA
+  if (PRIV (self)->ctx)
+    gst_cuda_context_pop (NULL);
+#endif
+}
+
+static void
+count_transfer (GstCudaVisionBase * self)
+{
+  GST_OBJECT_LOCK (self);
+  PRIV (self)->host_transfers++;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* with the context current */
 static void
 slot_free_cuda (GstCudaVisionBase * self, Slot * s)
 {
-  GstCudaVisionBasePrivate *priv = PRIV (self);
   guint p, i;
 
   if (!s->allocated)
     return;
-  cudaSetDevice (priv->device);
   if (s->stream)
     cudaStreamSynchronize (s->stream);
   for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
@@ -284,6 +341,8 @@ slot_free_cuda (GstCudaVisionBase * self, Slot * s)
   s->allocated = FALSE;
 }
 
+/* device planes of the slot for frames that are not in CUDA memory,
+ * allocated at first use */
 static gboolean
 alloc_planes (GstCudaVisionBase * self, const GstVideoInfo * info, guint mask,
     CvPlane * planes)
@@ -294,7 +353,7 @@ alloc_planes (GstCudaVisionBase * self, const GstVideoInfo * info, guint mask,
     gsize pitch = 0, row = plane_row_bytes (info, p);
     guint c = plane_first_comp (info, p);
 
-    if (!(mask & (1u << p)))
+    if (!(mask & (1u << p)) || planes[p].data)
       continue;
     if (!CUDA_CHECK (self, cudaMallocPitch ((void **) &planes[p].data, &pitch,
                 row, plane_rows (info, p))))
@@ -309,7 +368,6 @@ alloc_planes (GstCudaVisionBase * self, const GstVideoInfo * info, guint mask,
 static gboolean
 slot_alloc_cuda (GstCudaVisionBase * self, Slot * s)
 {
-  GstCudaVisionBasePrivate *priv = PRIV (self);
   guint i;
 
   if (s->allocated)
@@ -322,11 +380,6 @@ slot_alloc_cuda (GstCudaVisionBase * self, Slot * s)
     if (!CUDA_CHECK (self, cudaEventCreateWithFlags (&s->ev[i],
                 i == 3 ? cudaEventBlockingSync : cudaEventDefault)))
       return FALSE;
-  if (!alloc_planes (self, &priv->in_info, priv->upload_planes, s->d_in))
-    return FALSE;
-  if (!priv->output_is_input
-      && !alloc_planes (self, &priv->out_info, ~0u, s->d_out))
-    return FALSE;
   return TRUE;
 }
 
@@ -359,28 +412,44 @@ stage_plane (GstCudaVisionBase * self, GstVideoFrame * frame, guint p,
   return TRUE;
 }
 
+/* Queue upload, kernel and download of slot s (context current). Planes
+ * mapped as CUDA memory (s->in_device / s->out_device) are used in place. */
 static gboolean
-submit_cuda (GstCudaVisionBase * self, Slot * s, guint index)
+submit_cuda_in_ctx (GstCudaVisionBase * self, Slot * s, guint index)
 {
   GstCudaVisionBaseClass *klass = GST_CUDA_VISION_BASE_GET_CLASS (self);
   GstCudaVisionBasePrivate *priv = PRIV (self);
   GstCudaVisionFrame frame;
-  gboolean in_pinned, out_pinned;
+  gboolean in_pinned = FALSE, out_pinned = FALSE;
   guint p;
   int status;
 
-  if (!CUDA_CHECK (self, cudaSetDevice (priv->device)))
-    return FALSE;
   if (!slot_alloc_cuda (self, s))
     return FALSE;
+  memset (&frame, 0, sizeof (frame));
 
-  in_pinned = frame_is_pinned (&s->in_frame);
-  out_pinned = priv->output_is_input || frame_is_pinned (&s->out_frame);
-  s->out_staged = !out_pinned;
+  if (s->in_device) {
+    planes_from_frame (&s->in_frame, frame.in);
+  } else {
+    if (!alloc_planes (self, &priv->in_info, priv->upload_planes, s->d_in))
+      return FALSE;
+    memcpy (frame.in, s->d_in, sizeof (frame.in));
+    in_pinned = frame_is_pinned (&s->in_frame);
+  }
+  if (s->out_device) {
+    planes_from_frame (&s->out_frame, frame.out);
+  } else if (!priv->output_is_input) {
+    if (!alloc_planes (self, &priv->out_info, ~0u, s->d_out))
+      return FALSE;
+    memcpy (frame.out, s->d_out, sizeof (frame.out));
+    out_pinned = frame_is_pinned (&s->out_frame);
+  }
+  s->out_staged = s->out_mapped && !s->out_device && !out_pinned;
 
   if (!CUDA_CHECK (self, cudaEventRecord (s->ev[0], s->stream)))
     return FALSE;
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&s->in_frame); p++) {
+  for (p = 0; !s->in_device && p < GST_VIDEO_FRAME_N_PLANES (&s->in_frame);
+      p++) {
     const guint8 *src;
     gsize spitch;
 
@@ -401,13 +470,11 @@ submit_cuda (GstCudaVisionBase * self, Slot * s, guint index)
                 plane_rows (&priv->in_info, p), cudaMemcpyHostToDevice,
                 s->stream)))
       return FALSE;
+    count_transfer (self);
   }
   if (!CUDA_CHECK (self, cudaEventRecord (s->ev[1], s->stream)))
     return FALSE;
 
-  memset (&frame, 0, sizeof (frame));
-  memcpy (frame.in, s->d_in, sizeof (frame.in));
-  memcpy (frame.out, s->d_out, sizeof (frame.out));
   frame.in_info = &priv->in_info;
   frame.out_info = &priv->out_info;
   frame.params = s->params;
@@ -427,7 +494,7 @@ submit_cuda (GstCudaVisionBase * self, Slot * s, guint index)
   if (!CUDA_CHECK (self, cudaEventRecord (s->ev[2], s->stream)))
     return FALSE;
 
-  for (p = 0; !priv->output_is_input
+  for (p = 0; s->out_mapped && !s->out_device
       && p < GST_VIDEO_FRAME_N_PLANES (&s->out_frame); p++) {
     guint8 *dst;
     gsize dpitch, row = plane_row_bytes (&priv->out_info, p);
@@ -448,30 +515,48 @@ submit_cuda (GstCudaVisionBase * self, Slot * s, guint index)
                 s->d_out[p].stride, row, rows, cudaMemcpyDeviceToHost,
                 s->stream)))
       return FALSE;
+    count_transfer (self);
   }
   return CUDA_CHECK (self, cudaEventRecord (s->ev[3], s->stream));
 }
 
 static gboolean
+submit_cuda (GstCudaVisionBase * self, Slot * s, guint index)
+{
+  gboolean ok;
+
+  if (!cuda_enter (self))
+    return FALSE;
+  ok = submit_cuda_in_ctx (self, s, index);
+  if (!ok && s->stream) {
+    cudaStreamSynchronize (s->stream);
+    (void) cudaGetLastError ();
+  }
+  cuda_leave (self);
+  return ok;
+}
+
+static gboolean
 wait_cuda (GstCudaVisionBase * self, Slot * s, gdouble ms[3])
 {
-  GstCudaVisionBasePrivate *priv = PRIV (self);
   guint p, i;
   float t;
+  gboolean ok = TRUE;
 
-  if (!CUDA_CHECK (self, cudaSetDevice (priv->device)))
+  if (!cuda_enter (self))
     return FALSE;
   if (!CUDA_CHECK (self, cudaEventSynchronize (s->ev[3])))
-    return FALSE;
-  for (i = 0; i < 3; i++) {
+    ok = FALSE;
+  for (i = 0; ok && i < 3; i++) {
     if (!CUDA_CHECK (self, cudaEventElapsedTime (&t, s->ev[i], s->ev[i + 1])))
-      return FALSE;
+      ok = FALSE;
     ms[i] = t;
   }
-  if (s->out_staged && s->out_mapped)
+  cuda_leave (self);
+  if (ok && s->out_staged)
     for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&s->out_frame); p++)
       stage_plane (self, &s->out_frame, p, &s->h_out[p], FALSE);
-  return TRUE;
+  return ok;
 }
 #endif /* HAVE_CUDA */
 
@@ -501,10 +586,10 @@ drop_pending (GstCudaVisionBase * self)
 
   while ((s = g_queue_pop_head (&priv->pending))) {
 #ifdef HAVE_CUDA
-    if (s->allocated) {
-      cudaSetDevice (priv->device);
+    if (s->allocated && cuda_enter_full (self, FALSE)) {
       cudaStreamSynchronize (s->stream);
       (void) cudaGetLastError ();
+      cuda_leave (self);
     }
 #endif
     slot_release (self, s);
@@ -522,15 +607,23 @@ free_slots (GstCudaVisionBase * self)
   drop_pending (self);
   for (i = 0; i < GST_CUDA_VISION_MAX_DEPTH; i++) {
     Slot *s = &priv->slots[i];
+    gboolean entered = FALSE;
+
 #ifdef HAVE_CUDA
-    if (priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA)
-      cudaSetDevice (priv->device);
+    /* device scratch and slot memory belong to the element's context */
+    if (priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA
+        && (s->allocated || s->scratch))
+      entered = cuda_enter_full (self, FALSE);
     slot_free_cuda (self, s);
 #endif
     if (s->scratch && klass->free_scratch)
       klass->free_scratch (self, s->scratch);
     s->scratch = NULL;
     g_clear_pointer (&s->params, g_free);
+#ifdef HAVE_CUDA
+    if (entered)
+      cuda_leave (self);
+#endif
   }
 }
 
@@ -654,6 +747,107 @@ drain (GstCudaVisionBase * self)
 }
 
 /* ------------------------------------------------------------------------ */
+/* caps and memory features */
+
+static gboolean
+caps_is_cuda_memory (GstCaps * caps)
+{
+  GstCapsFeatures *f;
+
+  if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
+    return FALSE;
+  f = gst_caps_get_features (caps, 0);
+  return f && gst_caps_features_contains (f,
+      GST_CUDA_VISION_CUDA_MEMORY_FEATURE);
+}
+
+/* Whether memory:CUDAMemory caps can be offered: the plugin was built with
+ * gstreamer-cuda and the element runs (or, not started yet, may run) on
+ * the GPU. */
+static gboolean
+cuda_memory_possible (GstCudaVisionBase * self)
+{
+#if defined (HAVE_CUDA) && defined (HAVE_GST_CUDA)
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  gboolean ok;
+
+  if (!GST_CUDA_VISION_BASE_GET_CLASS (self)->process_cuda)
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  if (priv->active_backend == GST_CUDA_VISION_BACKEND_AUTO)
+    ok = priv->backend != GST_CUDA_VISION_BACKEND_CPU;
+  else
+    ok = priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA;
+  GST_OBJECT_UNLOCK (self);
+  return ok;
+#else
+  return FALSE;
+#endif
+}
+
+/* caps with every structure given the features (NULL: system memory) */
+static GstCaps *
+caps_with_features (GstCaps * caps, const gchar * feature)
+{
+  GstCaps *res = gst_caps_copy (caps);
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (res); i++)
+    gst_caps_set_features (res, i, feature ?
+        gst_caps_features_new (feature, NULL) : NULL);
+  return res;
+}
+
+/* The subclass's transform_format_caps sees and returns plain (system
+ * memory) caps; the base offers each result in CUDA memory and in system
+ * memory, the memory of the input first: CUDA memory stays on the GPU when
+ * both neighbours allow it, system memory is not moved to the GPU for
+ * nothing. */
+static GstCaps *
+gst_cuda_vision_base_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
+  GstCudaVisionBaseClass *klass = GST_CUDA_VISION_BASE_GET_CLASS (self);
+  GstCaps *plain = caps_with_features (caps, NULL), *res, *tmpl, *t;
+  GstPad *other = direction == GST_PAD_SINK ?
+      GST_BASE_TRANSFORM_SRC_PAD (trans) : GST_BASE_TRANSFORM_SINK_PAD (trans);
+
+  plain = gst_caps_simplify (plain);
+  if (klass->transform_format_caps) {
+    t = klass->transform_format_caps (self, direction, plain);
+    gst_caps_unref (plain);
+    plain = t;
+  }
+  if (cuda_memory_possible (self)) {
+    GstCaps *cuda = caps_with_features (plain,
+        GST_CUDA_VISION_CUDA_MEMORY_FEATURE);
+    if (caps_is_cuda_memory (caps)) {
+      res = cuda;
+      gst_caps_append (res, plain);
+    } else {
+      res = plain;
+      gst_caps_append (res, cuda);
+    }
+  } else {
+    res = plain;
+  }
+  tmpl = gst_pad_get_pad_template_caps (other);
+  t = gst_caps_intersect_full (res, tmpl, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (res);
+  gst_caps_unref (tmpl);
+  res = t;
+  if (filter) {
+    t = gst_caps_intersect_full (filter, res, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (res);
+    res = t;
+  }
+  GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, res);
+  return res;
+}
+
+/* ------------------------------------------------------------------------ */
 /* GstBaseTransform vfuncs */
 
 static gboolean
@@ -691,6 +885,38 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
         reason = g_strdup_printf ("device-id %d does not exist (%d CUDA "
             "device%s)", device_id, n, n == 1 ? "" : "s");
       } else {
+#ifdef HAVE_GST_CUDA
+        /* the "gst.cuda.context" shared with nvcodec's elements (found in
+         * the pipeline or created); all our CUDA work runs in it */
+        if (!gst_cuda_load_library ()) {
+          reason = g_strdup ("gstreamer-cuda could not load the CUDA driver "
+              "library");
+        } else if (!gst_cuda_ensure_element_context (GST_ELEMENT (self),
+                device_id, &priv->ctx)) {
+          reason = g_strdup_printf ("no CUDA context for device %d",
+              device_id);
+        } else {
+          guint dev = 0;
+
+          g_object_get (priv->ctx, "cuda-device-id", &dev, NULL);
+          priv->device = dev;
+          if (!gst_cuda_context_push (priv->ctx)) {
+            reason = g_strdup ("the CUDA context cannot be made current");
+          } else {
+            err = cudaFree (NULL);      /* the runtime works in it */
+            gst_cuda_context_pop (NULL);
+            if (err != cudaSuccess) {
+              reason = g_strdup_printf ("CUDA device %u is not usable: %s",
+                  dev, cudaGetErrorString (err));
+              (void) cudaGetLastError ();
+            } else {
+              active = GST_CUDA_VISION_BACKEND_CUDA;
+            }
+          }
+          if (active != GST_CUDA_VISION_BACKEND_CUDA)
+            gst_clear_object (&priv->ctx);
+        }
+#else
         if (device_id < 0)
           device_id = 0;
         err = cudaSetDevice (device_id);
@@ -704,6 +930,7 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
           active = GST_CUDA_VISION_BACKEND_CUDA;
           priv->device = device_id;
         }
+#endif
       }
 #else
       reason = g_strdup ("the plugin was built without CUDA support");
@@ -725,6 +952,7 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
 
   GST_OBJECT_LOCK (self);
   priv->active_backend = active;
+  priv->host_transfers = 0;
   GST_OBJECT_UNLOCK (self);
   g_object_notify (G_OBJECT (self), "active-backend");
   GST_INFO_OBJECT (self, "backend %s, device %d, pipeline depth %u",
@@ -742,6 +970,9 @@ gst_cuda_vision_base_stop (GstBaseTransform * trans)
 
   free_slots (self);
   priv->negotiated = FALSE;
+#ifdef HAVE_GST_CUDA
+  gst_clear_object (&priv->ctx);
+#endif
   GST_OBJECT_LOCK (self);
   priv->active_backend = GST_CUDA_VISION_BACKEND_AUTO;
   GST_OBJECT_UNLOCK (self);
@@ -768,6 +999,16 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   /* frames in flight belong to the old caps */
   drain (self);
   free_slots (self);
+
+  priv->in_cuda_mem = caps_is_cuda_memory (incaps);
+  priv->out_cuda_mem = caps_is_cuda_memory (outcaps);
+  if ((priv->in_cuda_mem || priv->out_cuda_mem) && !cuda_memory_possible (self)) {
+    GST_ERROR_OBJECT (self, "CUDA memory caps without a CUDA context");
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "%s memory in, %s memory out",
+      priv->in_cuda_mem ? "CUDA" : "system",
+      priv->out_cuda_mem ? "CUDA" : "system");
 
   fps_changed = priv->negotiated &&
       (GST_VIDEO_INFO_FPS_N (&priv->in_info) != GST_VIDEO_INFO_FPS_N (&in_info)
@@ -815,6 +1056,26 @@ gst_cuda_vision_base_propose_allocation (GstBaseTransform * trans,
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return TRUE;
 
+#ifdef HAVE_GST_CUDA
+  if (caps_is_cuda_memory (caps)) {
+    /* device memory of our context: the kernels read it in place */
+    if (priv->ctx && need_pool) {
+      GstBufferPool *pool = gst_cuda_buffer_pool_new (priv->ctx);
+      GstStructure *config = gst_buffer_pool_get_config (pool);
+
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_META);
+      gst_buffer_pool_config_set_params (config, caps,
+          GST_VIDEO_INFO_SIZE (&info), priv->depth + 1, 0);
+      if (gst_buffer_pool_set_config (pool, config))
+        gst_query_add_allocation_pool (query, pool,
+            GST_VIDEO_INFO_SIZE (&info), priv->depth + 1, 0);
+      gst_object_unref (pool);
+    }
+    return TRUE;
+  }
+#endif
+
   if (priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA) {
     /* pinned memory: the upload is a DMA straight out of the buffer */
     GstBufferPool *pool = NULL;
@@ -853,6 +1114,45 @@ gst_cuda_vision_base_decide_allocation (GstBaseTransform * trans,
   gst_query_parse_allocation (query, &caps, NULL);
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
+
+#ifdef HAVE_GST_CUDA
+  if (caps_is_cuda_memory (caps)) {
+    /* a CUDA pool of our context: downstream's if it is one, else ours */
+    GstStructure *config;
+
+    if (gst_query_get_n_allocation_pools (query) > 0)
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min,
+          &max);
+    if (pool && (!GST_IS_CUDA_BUFFER_POOL (pool)
+            || GST_CUDA_BUFFER_POOL (pool)->context != priv->ctx
+            || (max != 0 && max < need)))
+      gst_clear_object (&pool);
+    if (!pool) {
+      pool = gst_cuda_buffer_pool_new (priv->ctx);
+      min = need;
+      max = 0;
+    }
+    size = MAX (size, GST_VIDEO_INFO_SIZE (&info));
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_buffer_pool_config_set_params (config, caps, size, MAX (min, need),
+        max);
+    if (!gst_buffer_pool_set_config (pool, config)) {
+      GST_ERROR_OBJECT (self, "CUDA buffer pool refused its configuration");
+      gst_object_unref (pool);
+      return FALSE;
+    }
+    if (gst_query_get_n_allocation_pools (query) > 0)
+      gst_query_set_nth_allocation_pool (query, 0, pool, size,
+          MAX (min, need), max);
+    else
+      gst_query_add_allocation_pool (query, pool, size, MAX (min, need), max);
+    gst_object_unref (pool);
+    return GST_BASE_TRANSFORM_CLASS
+        (gst_cuda_vision_base_parent_class)->decide_allocation (trans, query);
+  }
+#endif
 
   if (priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA) {
     /* Download straight into pinned output buffers. A pool downstream
@@ -902,6 +1202,35 @@ gst_cuda_vision_base_decide_allocation (GstBaseTransform * trans,
   gst_object_unref (pool);
   return GST_BASE_TRANSFORM_CLASS
       (gst_cuda_vision_base_parent_class)->decide_allocation (trans, query);
+}
+
+#ifdef HAVE_GST_CUDA
+#define MAP_CUDA GST_MAP_CUDA
+#else
+#define MAP_CUDA 0
+#endif
+
+/* every memory of buf is GstCudaMemory of the element's context */
+static gboolean
+is_own_cuda_memory (GstCudaVisionBase * self, GstBuffer * buf)
+{
+#ifdef HAVE_GST_CUDA
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  guint i, n = gst_buffer_n_memory (buf);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+    if (!gst_is_cuda_memory (mem)
+        || GST_CUDA_MEMORY_CAST (mem)->context != priv->ctx) {
+      GST_LOG_OBJECT (self, "memory %u is not CUDA memory of our context: "
+          "copied through the host", i);
+      return FALSE;
+    }
+  }
+  return n > 0;
+#else
+  return FALSE;
+#endif
 }
 
 static GstFlowReturn
@@ -976,11 +1305,16 @@ gst_cuda_vision_base_submit_input_buffer (GstBaseTransform * trans,
   if (klass->get_params)
     klass->get_params (self, s->params);
 
+  /* CUDA memory of our context is used in place (device pointers); any
+   * other memory is mapped on the host and copied */
+  s->in_device = priv->in_cuda_mem && is_own_cuda_memory (self, inbuf);
+  s->out_device = priv->out_cuda_mem && !priv->output_is_input &&
+      is_own_cuda_memory (self, outbuf);
   s->in_mapped = gst_video_frame_map (&s->in_frame, &priv->in_info, inbuf,
-      GST_MAP_READ);
+      GST_MAP_READ | (s->in_device ? MAP_CUDA : 0));
   s->out_mapped = s->in_mapped && !priv->output_is_input &&
       gst_video_frame_map (&s->out_frame, &priv->out_info, outbuf,
-      GST_MAP_WRITE);
+      GST_MAP_WRITE | (s->out_device ? MAP_CUDA : 0));
   if (!s->in_mapped || (!s->out_mapped && !priv->output_is_input)) {
     slot_release (self, s);
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
@@ -1085,7 +1419,15 @@ gst_cuda_vision_base_query (GstBaseTransform * trans, GstPadDirection dir,
 {
   GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
   GstCudaVisionBasePrivate *priv = PRIV (self);
-  gboolean ret = GST_BASE_TRANSFORM_CLASS
+  gboolean ret;
+
+#ifdef HAVE_GST_CUDA
+  /* share our CUDA context with neighbours asking for one */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && gst_cuda_handle_context_query (GST_ELEMENT (self), query, priv->ctx))
+    return TRUE;
+#endif
+  ret = GST_BASE_TRANSFORM_CLASS
       (gst_cuda_vision_base_parent_class)->query (trans, dir, query);
 
   if (ret && dir == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
@@ -1167,12 +1509,33 @@ gst_cuda_vision_base_get_property (GObject * object, guint prop_id,
     case PROP_POST_STATS:
       g_value_set_boolean (value, priv->post_stats);
       break;
+    case PROP_HOST_TRANSFERS:
+      g_value_set_uint64 (value, priv->host_transfers);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (object);
 }
+
+#ifdef HAVE_GST_CUDA
+/* a "gst.cuda.context" from the application or a neighbour: taken when it
+ * is for our device-id (any device when -1), refused otherwise */
+static void
+gst_cuda_vision_base_set_context (GstElement * element, GstContext * context)
+{
+  GstCudaVisionBasePrivate *priv = PRIV (element);
+  gint device_id;
+
+  GST_OBJECT_LOCK (element);
+  device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (element);
+  gst_cuda_handle_set_context (element, context, device_id, &priv->ctx);
+  GST_ELEMENT_CLASS (gst_cuda_vision_base_parent_class)->set_context (element,
+      context);
+}
+#endif
 
 static void
 gst_cuda_vision_base_finalize (GObject * object)
@@ -1255,6 +1618,25 @@ gst_cuda_vision_base_class_init (GstCudaVisionBaseClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 
+  /**
+   * GstCudaVisionBase:host-transfers:
+   * Planes copied between host and GPU memory since the element started
+   * (uploads + downloads). Stays 0 when frames arrive and leave in CUDA
+   * memory (memory:CUDAMemory caps, e.g. after nvh264dec and before
+   * cudadownload): the proof of a GPU-resident pipeline.
+   */
+  g_object_class_install_property (gobject_class, PROP_HOST_TRANSFERS,
+      g_param_spec_uint64 ("host-transfers", "Host transfers",
+          "Planes copied between host and GPU memory since start (0 when "
+          "frames stay in CUDA memory)", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+#ifdef HAVE_GST_CUDA
+  GST_ELEMENT_CLASS (klass)->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_vision_base_set_context);
+#endif
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_vision_base_transform_caps);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_set_caps);

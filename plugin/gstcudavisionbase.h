@@ -39,6 +39,16 @@ typedef enum
 
 #define GST_CUDA_VISION_MAX_DEPTH 4
 
+/* The caps feature of GStreamer's CUDA device memory (GstCudaMemory). */
+#define GST_CUDA_VISION_CUDA_MEMORY_FEATURE "memory:CUDAMemory"
+
+/* Pad template caps for the formats of an element: in CUDA memory (frames
+ * stay on the GPU between nvcodec's elements and ours) and in system memory.
+ * The base offers CUDA memory only when the element runs on the GPU. */
+#define GST_CUDA_VISION_CAPS_MAKE(formats) \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CUDA_VISION_CUDA_MEMORY_FEATURE, \
+        formats) "; " GST_VIDEO_CAPS_MAKE (formats)
+
 /**
  * GstCudaVisionFrame:
  * One frame as a subclass sees it in process_cpu()/process_cuda().
@@ -86,7 +96,13 @@ typedef struct
  *   on *outbuf is cheap: the element holds no other reference). frame->in
  *   and frame->out are not set here.
  * @free_scratch: optional; frees what process_cuda/process_cpu put in
- *   *frame->scratch. Called with the right CUDA device current.
+ *   *frame->scratch. Called with the element's CUDA context current.
+ * @transform_format_caps: optional; like GstBaseTransform::transform_caps
+ *   but on plain caps without memory features and without filter: map
+ *   formats/sizes of one pad to the other (default: identity). The base
+ *   adds the memory features (CUDA memory, system memory), intersects with
+ *   the other pad's template and applies the filter. Do not override
+ *   GstBaseTransform::transform_caps.
  */
 struct _GstCudaVisionBaseClass
 {
@@ -102,6 +118,8 @@ struct _GstCudaVisionBaseClass
   GstFlowReturn (*finish_frame) (GstCudaVisionBase * self,
       GstCudaVisionFrame * frame, GstBuffer ** outbuf);
   void (*free_scratch) (GstCudaVisionBase * self, gpointer scratch);
+  GstCaps *(*transform_format_caps) (GstCudaVisionBase * self,
+      GstPadDirection direction, GstCaps * caps);
 
   gpointer _reserved[8];
 };
