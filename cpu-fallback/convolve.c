@@ -85,6 +85,27 @@ stage_weights (const CvConvolveParams * p, int kind, int *k, int *sep,
   }
 }
 
+/* One input row (channel at srow[0], pixels bpp bytes apart) as floats,
+ * padded by r pixels on each side with the border rule (xmap). */
+static void
+fill_pad (float *pad, const uint8_t * srow, int w, int r, int bpp,
+    const int *xmap)
+{
+  int x;
+
+  for (x = 0; x < r; x++) {
+    pad[x] = xmap[x] < 0 ? 0.0f : (float) srow[(size_t) xmap[x] * bpp];
+    pad[w + r + x] = xmap[w + r + x] < 0 ? 0.0f :
+        (float) srow[(size_t) xmap[w + r + x] * bpp];
+  }
+  if (bpp == 1)
+    for (x = 0; x < w; x++)
+      pad[r + x] = (float) srow[x];
+  else
+    for (x = 0; x < w; x++)
+      pad[r + x] = (float) srow[(size_t) x * bpp];
+}
+
 /* One stage: src -> dst, channels 0 .. nc - 1 of pixels of bpp bytes. */
 static int
 run_stage (const uint8_t * src, size_t sstride, uint8_t * dst,
@@ -108,54 +129,114 @@ run_stage (const uint8_t * src, size_t sstride, uint8_t * dst,
       xmap[i] = cv_conv_border (i - r, w, mode);
   }
 
+  if (sep) {
+    /* row sums of every input row, once (float, unrounded) */
+    float *hs = malloc (sizeof (float) * (size_t) nc * w * h);
+
+    if (!hs) {
+      free (xmap);
+      return CV_ERROR_NO_MEMORY;
+    }
+#pragma omp parallel reduction(|:failed)
+    {
+      float *pad = malloc (sizeof (float) * (w + 2 * r));
+      int yy;
+
+      if (!pad)
+        failed = 1;
+#pragma omp for schedule(static)
+      for (yy = 0; yy < h; yy++) {
+        int c, j, x;
+
+        if (!pad)
+          continue;
+        for (c = 0; c < nc; c++) {
+          float *hrow = hs + ((size_t) c * h + yy) * w;
+          fill_pad (pad, src + (size_t) yy * sstride + c, w, r, bpp, xmap);
+          for (x = 0; x < w; x++)
+            hrow[x] = 0.0f;
+          for (j = 0; j < k; j++) {
+            const float wj = wr[j];
+            for (x = 0; x < w; x++)
+              hrow[x] = hrow[x] + wj * pad[x + j];
+          }
+        }
+      }
+      free (pad);
+    }
+    /* column sums (h = 0 for rows outside the frame with a constant
+     * border) */
+#pragma omp parallel reduction(|:failed)
+    {
+      float *acc = malloc (sizeof (float) * w);
+      int y;
+
+      if (!acc)
+        failed = 1;
+#pragma omp for schedule(static)
+      for (y = 0; y < h; y++) {
+        uint8_t *drow = dst + (size_t) y * dstride;
+        int c, i, x;
+
+        if (!acc)
+          continue;
+        for (c = 0; c < nc; c++) {
+          for (x = 0; x < w; x++)
+            acc[x] = 0.0f;
+          for (i = 0; i < k; i++) {
+            int yy = cv_conv_border (y + i - r, h, mode);
+            const float wi = wc[i];
+            if (yy < 0) {
+              for (x = 0; x < w; x++)
+                acc[x] = acc[x] + wi * 0.0f;
+            } else {
+              const float *hrow = hs + ((size_t) c * h + yy) * w;
+              for (x = 0; x < w; x++)
+                acc[x] = acc[x] + wi * hrow[x];
+            }
+          }
+          for (x = 0; x < w; x++)
+            drow[(size_t) x * bpp + c] =
+                (uint8_t) cv_conv_finish (kind, acc[x]);
+        }
+      }
+      free (acc);
+    }
+    free (hs);
+    free (xmap);
+    return failed ? CV_ERROR_NO_MEMORY : CV_OK;
+  }
+
 #pragma omp parallel reduction(|:failed)
   {
     float *pad = malloc (sizeof (float) * (w + 2 * r));
     float *acc = malloc (sizeof (float) * w);
-    float *hs = malloc (sizeof (float) * w);
     int y;
 
-    if (!pad || !acc || !hs)
+    if (!pad || !acc)
       failed = 1;
 #pragma omp for schedule(static)
     for (y = 0; y < h; y++) {
       uint8_t *drow = dst + (size_t) y * dstride;
       int c, i, j, x;
 
-      if (!pad || !acc || !hs)
+      if (!pad || !acc)
         continue;
       for (c = 0; c < nc; c++) {
         for (x = 0; x < w; x++)
           acc[x] = 0.0f;
         for (i = 0; i < k; i++) {
           int yy = cv_conv_border (y + i - r, h, mode);
-          const uint8_t *srow = src + (size_t) (yy < 0 ? 0 : yy) * sstride + c;
 
-          if (yy < 0 && sep) {
-            /* constant border: the row sum of a zero row is 0 */
+          if (yy < 0)
+            for (x = 0; x < w + 2 * r; x++)
+              pad[x] = 0.0f;
+          else
+            fill_pad (pad, src + (size_t) yy * sstride + c, w, r, bpp, xmap);
+          for (j = 0; j < k; j++) {
+            const float wij = w2[i * k + j];
             for (x = 0; x < w; x++)
-              acc[x] = acc[x] + wc[i] * 0.0f;
-            continue;
-          }
-          for (x = 0; x < w + 2 * r; x++)
-            pad[x] = (yy < 0 || xmap[x] < 0) ? 0.0f :
-                (float) srow[(size_t) xmap[x] * bpp];
-          if (sep) {
-            for (x = 0; x < w; x++)
-              hs[x] = 0.0f;
-            for (j = 0; j < k; j++) {
-              const float wj = wr[j];
-              for (x = 0; x < w; x++)
-                hs[x] = hs[x] + wj * pad[x + j];
-            }
-            for (x = 0; x < w; x++)
-              acc[x] = acc[x] + wc[i] * hs[x];
-          } else {
-            for (j = 0; j < k; j++) {
-              const float wij = w2[i * k + j];
-              for (x = 0; x < w; x++)
-                acc[x] = acc[x] + wij * pad[x + j];
-            }
+              acc[x] = acc[x] + wij * pad[x + j];
           }
         }
         for (x = 0; x < w; x++)
@@ -164,7 +245,6 @@ run_stage (const uint8_t * src, size_t sstride, uint8_t * dst,
     }
     free (pad);
     free (acc);
-    free (hs);
   }
   free (xmap);
   return failed ? CV_ERROR_NO_MEMORY : CV_OK;
