@@ -41,12 +41,6 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON=/usr/bin/python3
 VTEST=/usr/share/doc/opencv-doc/examples/data/vtest.avi
-PACKAGES=(meson ninja-build pkg-config gcc libgstreamer1.0-dev
-  libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
-  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  gstreamer1.0-plugins-bad gstreamer1.0-libav python3-gi gir1.2-gstreamer-1.0
-  python3-gst-1.0 opencv-doc)
-
 say() { printf 'demo: %s\n' "$*"; }
 die() { printf 'demo: error: %s\n' "$*" >&2; exit 1; }
 usage() { sed -n '/^# Usage:/,/^# SPDX/{/^# SPDX/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; }
@@ -75,31 +69,10 @@ while [ $# -gt 0 ]; do
 done
 
 # ---- 1. packages ------------------------------------------------------------
-missing=()
-if command -v dpkg-query >/dev/null 2>&1; then
-  for p in "${PACKAGES[@]}"; do
-    st="$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)"
-    [ "$st" = installed ] || missing+=("$p")
-  done
+if [ "$INSTALL" = 0 ]; then
+  "$ROOT/pipelines/install-deps.sh" --check || true
 else
-  say "no dpkg-query (not Debian?): not checking packages"
-fi
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$INSTALL" = 0 ]; then
-    say "warning: missing packages (not installing, --no-install): ${missing[*]}"
-  else
-    SUDO=()
-    if [ "$(id -u)" -ne 0 ]; then
-      command -v sudo >/dev/null 2>&1 ||
-        die "not root and no sudo: install these packages first: ${missing[*]}"
-      SUDO=(sudo)
-    fi
-    say "installing missing packages: ${missing[*]}"
-    "${SUDO[@]}" apt-get update
-    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
-  fi
-else
-  say "all needed Debian packages are installed"
+  "$ROOT/pipelines/install-deps.sh"
 fi
 
 # ---- 2. build ---------------------------------------------------------------

@@ -3,7 +3,10 @@
 # run its tests on Debian 12, when something is missing. Used by
 # pipelines/demo.sh and tests/run.sh. The CUDA toolkit is optional: without
 # nvcc the plugin builds for the CPU only.
+#   pipelines/install-deps.sh [--check]   (--check: only list what is missing)
 set -euo pipefail
+check=0
+[ "${1:-}" = --check ] && check=1
 pkgs="meson ninja-build pkg-config gcc libc6-dev
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
@@ -17,7 +20,12 @@ for p in $pkgs; do
   fi
 done
 if [ -z "$missing" ]; then
+  echo "all needed Debian packages are installed"
   exit 0
+fi
+if [ $check = 1 ]; then
+  echo "warning: missing Debian packages (not installed):$missing"
+  exit 1
 fi
 echo "installing:$missing"
 sudo=""
