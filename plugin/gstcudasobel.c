@@ -20,7 +20,15 @@
  *   out = m > threshold ? m : 0
  *
  * Pixels outside the frame replicate the nearest edge pixel (OpenCV's
- * BORDER_REPLICATE). The output is a GRAY8 edge map of the input's size.
+ * BORDER_REPLICATE). The output is an edge map of the input's size: GRAY8,
+ * or NV12 / I420 with the edges in Y and neutral chroma (128), the formats
+ * that CUDA memory can carry between GPU elements (GStreamer 1.22's CUDA
+ * allocator has no GRAY8). GRAY8 is preferred where downstream accepts it.
+ *
+ * In a GPU pipeline frames stay in CUDA memory:
+ * |[
+ * gst-launch-1.0 filesrc location=in.mp4 ! parsebin ! nvh264dec ! cudasobel ! cudadownload ! videoconvert ! autovideosink
+ * ]|
  *
  * ## Example launch lines
  * |[
@@ -34,6 +42,7 @@
 
 #include "gstcudasobel.h"
 #include "cvsobel.h"
+#include "cvfill.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sobel_debug);
 #define GST_CAT_DEFAULT gst_cuda_sobel_debug
@@ -61,22 +70,24 @@ struct _GstCudaSobel
 };
 
 #define SINK_FORMATS "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
+#define SRC_FORMATS "{ GRAY8, NV12, I420 }"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (SINK_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE ("GRAY8")));
+    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (SRC_FORMATS)));
 
 #define gst_cuda_sobel_parent_class parent_class
 G_DEFINE_TYPE (GstCudaSobel, gst_cuda_sobel, GST_TYPE_CUDA_VISION_BASE);
 GST_ELEMENT_REGISTER_DEFINE (cudasobel, "cudasobel", GST_RANK_NONE,
     GST_TYPE_CUDA_SOBEL);
 
-/* Output is GRAY8 of the same size and rate whatever the input format;
- * upstream of a GRAY8 output any of the input formats will do (the base
- * intersects with the pad templates and adds the memory features). */
+/* Output is an edge map (GRAY8, else NV12 or I420) of the same size and
+ * rate whatever the input format; upstream of it any of the input formats
+ * will do (the base intersects with the pad templates and adds the memory
+ * features). */
 static GstCaps *
 gst_cuda_sobel_transform_format_caps (GstCudaVisionBase * base,
     GstPadDirection direction, GstCaps * caps)
@@ -87,8 +98,14 @@ gst_cuda_sobel_transform_format_caps (GstCudaVisionBase * base,
   for (i = 0; i < gst_caps_get_size (res); i++)
     gst_structure_remove_fields (gst_caps_get_structure (res, i), "format",
         "colorimetry", "chroma-site", NULL);
-  if (direction == GST_PAD_SINK)
-    gst_caps_set_simple (res, "format", G_TYPE_STRING, "GRAY8", NULL);
+  if (direction == GST_PAD_SINK) {
+    GstCaps *fmts = gst_caps_from_string ("video/x-raw, format=(string) "
+        SRC_FORMATS);
+    GstCaps *t = gst_caps_intersect_full (res, fmts, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (res);
+    gst_caps_unref (fmts);
+    res = t;
+  }
   return gst_caps_simplify (res);
 }
 
@@ -102,8 +119,11 @@ gst_cuda_sobel_set_info (GstCudaVisionBase * base, GstCaps * incaps,
 
   if (GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info) ||
       GST_VIDEO_INFO_HEIGHT (in_info) != GST_VIDEO_INFO_HEIGHT (out_info) ||
-      GST_VIDEO_INFO_FORMAT (out_info) != GST_VIDEO_FORMAT_GRAY8) {
-    GST_ERROR_OBJECT (self, "output must be GRAY8 of the input's size");
+      !(GST_VIDEO_INFO_FORMAT (out_info) == GST_VIDEO_FORMAT_GRAY8 ||
+          GST_VIDEO_INFO_FORMAT (out_info) == GST_VIDEO_FORMAT_NV12 ||
+          GST_VIDEO_INFO_FORMAT (out_info) == GST_VIDEO_FORMAT_I420)) {
+    GST_ERROR_OBJECT (self, "output must be GRAY8, NV12 or I420 of the "
+        "input's size");
     return FALSE;
   }
 
@@ -146,14 +166,27 @@ gst_cuda_sobel_get_params (GstCudaVisionBase * base, gpointer params)
   GST_OBJECT_UNLOCK (self);
 }
 
+/* bytes per pixel of the chroma plane p of an NV12/I420 output */
+static int
+chroma_bpp (const GstVideoInfo * out_info)
+{
+  return GST_VIDEO_INFO_FORMAT (out_info) == GST_VIDEO_FORMAT_NV12 ? 2 : 1;
+}
+
 static int
 gst_cuda_sobel_process_cpu (GstCudaVisionBase * base,
     GstCudaVisionFrame * frame)
 {
   GstCudaSobel *self = GST_CUDA_SOBEL (base);
-
-  return cv_sobel_cpu (&frame->in[0], self->layout, &frame->out[0],
+  guint p;
+  int status = cv_sobel_cpu (&frame->in[0], self->layout, &frame->out[0],
       frame->params);
+
+  for (p = 1; status == CV_OK && p < GST_VIDEO_INFO_N_PLANES (frame->out_info);
+      p++)
+    status = cv_fill_plane_cpu (&frame->out[p], chroma_bpp (frame->out_info),
+        128);
+  return status;
 }
 
 #ifdef HAVE_CUDA
@@ -162,9 +195,15 @@ gst_cuda_sobel_process_cuda (GstCudaVisionBase * base,
     GstCudaVisionFrame * frame)
 {
   GstCudaSobel *self = GST_CUDA_SOBEL (base);
-
-  return cv_sobel_cuda (&frame->in[0], self->layout, &frame->out[0],
+  guint p;
+  int status = cv_sobel_cuda (&frame->in[0], self->layout, &frame->out[0],
       frame->params, frame->stream);
+
+  for (p = 1; status == CV_OK && p < GST_VIDEO_INFO_N_PLANES (frame->out_info);
+      p++)
+    status = cv_fill_plane_cuda (&frame->out[p], chroma_bpp (frame->out_info),
+        128, frame->stream);
+  return status;
 }
 #endif
 

@@ -820,8 +820,16 @@ gst_cuda_vision_base_transform_caps (GstBaseTransform * trans,
     plain = t;
   }
   if (cuda_memory_possible (self)) {
-    GstCaps *cuda = caps_with_features (plain,
+    GstCaps *any_fmt = caps_with_features (plain,
         GST_CUDA_VISION_CUDA_MEMORY_FEATURE);
+    GstCaps *fmts = gst_caps_from_string ("video/x-raw("
+        GST_CUDA_VISION_CUDA_MEMORY_FEATURE "), format=(string) "
+        GST_CUDA_VISION_CUDA_MEMORY_FORMATS);
+    GstCaps *cuda = gst_caps_intersect_full (any_fmt, fmts,
+        GST_CAPS_INTERSECT_FIRST);
+
+    gst_caps_unref (any_fmt);
+    gst_caps_unref (fmts);
     if (caps_is_cuda_memory (caps)) {
       res = cuda;
       gst_caps_append (res, plain);

@@ -42,6 +42,13 @@ typedef enum
 /* The caps feature of GStreamer's CUDA device memory (GstCudaMemory). */
 #define GST_CUDA_VISION_CUDA_MEMORY_FEATURE "memory:CUDAMemory"
 
+/* The 8-bit formats GStreamer 1.22's CUDA allocator (GstCudaMemory) can
+ * hold; memory:CUDAMemory caps are restricted to them (GRAY8 is not one:
+ * elements that output GRAY8 also offer NV12/I420 for CUDA memory). */
+#define GST_CUDA_VISION_CUDA_MEMORY_FORMATS \
+    "{ I420, YV12, NV12, NV21, Y42B, Y444, RGBA, BGRA, RGBx, BGRx, ARGB, " \
+    "ABGR, RGB, BGR }"
+
 /* Pad template caps for the formats of an element: in CUDA memory (frames
  * stay on the GPU between nvcodec's elements and ours) and in system memory.
  * The base offers CUDA memory only when the element runs on the GPU. */

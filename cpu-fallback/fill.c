@@ -1,0 +1,18 @@
+/* gst-cuda-vision: constant fill of a plane on the CPU.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cvfill.h"
+
+#include <string.h>
+
+int
+cv_fill_plane_cpu (CvPlane * plane, int bytes_per_pixel, uint8_t value)
+{
+  if (!plane || !plane->data || plane->width < 1 || plane->height < 1
+      || bytes_per_pixel < 1)
+    return CV_ERROR_INVALID_ARGUMENT;
+  for (int y = 0; y < plane->height; y++)
+    memset (plane->data + (size_t) y * plane->stride, value,
+        (size_t) plane->width * bytes_per_pixel);
+  return CV_OK;
+}
