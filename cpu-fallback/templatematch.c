@@ -64,6 +64,110 @@ axpy_u8 (uint32_t * restrict acc, const uint8_t * restrict p, uint32_t t,
     acc[x] += (uint16_t) (t16 * (uint16_t) p[x]);
 }
 
+/* Cross-correlation of 32 adjacent windows x0 .. x0 + 31 of output row y,
+ * accumulators in registers: c[k] += sum T(i, j) L(x0 + k + i, y + j).
+ * Needs x0 + 31 + tw - 1 < width. */
+#define BLOCK 32
+CVTM_CLONES static void
+corr_block (const uint8_t * lum, size_t ls, const uint8_t * tmpl, size_t ts,
+    int tw, int th, int x0, int y, int64_t * restrict c)
+{
+  uint32_t acc[BLOCK];
+  unsigned used = 0;
+
+  for (int k = 0; k < BLOCK; k++)
+    acc[k] = 0;
+  for (int j = 0; j < th; j++) {
+    const uint8_t *irow = lum + (size_t) (y + j) * ls + x0;
+    const uint8_t *trow = tmpl + (size_t) j * ts;
+    for (int i = 0; i < tw; i++) {
+      const uint16_t t = trow[i];
+      const uint8_t *p = irow + i;
+      if (used == ACC_BUDGET) {
+        for (int k = 0; k < BLOCK; k++) {
+          c[k] += acc[k];
+          acc[k] = 0;
+        }
+        used = 0;
+      }
+      for (int k = 0; k < BLOCK; k++)
+        acc[k] += (uint16_t) (t * (uint16_t) p[k]);
+      used++;
+    }
+  }
+  for (int k = 0; k < BLOCK; k++)
+    c[k] += acc[k];
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define HAVE_AVX2_PATH 1
+#include <immintrin.h>
+
+/* corr_block with AVX2: pairs of template columns (i, i + 1) with
+ * vpmaddwd: int16 (L(x + i), L(x + i + 1)) . (T(i), T(i + 1)) summed
+ * into int32 lanes, exact (<= 16512 pairs per lane between flushes).
+ * Lanes of acc[0..3] hold windows {0-3, 8-11}, {4-7, 12-15},
+ * {16-19, 24-27}, {20-23, 28-31} (the in-lane order of the unpacks). */
+__attribute__((target ("avx2")))
+static void
+corr_block_avx2 (const uint8_t * lum, size_t ls, const uint8_t * tmpl,
+    size_t ts, int tw, int th, int x0, int y, int64_t * restrict c)
+{
+  static const int order[4][8] = {
+    {0, 1, 2, 3, 8, 9, 10, 11}, {4, 5, 6, 7, 12, 13, 14, 15},
+    {16, 17, 18, 19, 24, 25, 26, 27}, {20, 21, 22, 23, 28, 29, 30, 31}
+  };
+  const unsigned budget = INT32_MAX / (2u * 65025u);
+  __m256i acc[4];
+  unsigned used = 0;
+  int32_t tmp[8];
+
+  for (int a = 0; a < 4; a++)
+    acc[a] = _mm256_setzero_si256 ();
+  for (int j = 0; j <= th; j++) {
+    if (j == th || used >= budget) {
+      for (int a = 0; a < 4; a++) {
+        _mm256_storeu_si256 ((__m256i *) tmp, acc[a]);
+        for (int l = 0; l < 8; l++)
+          c[order[a][l]] += tmp[l];
+        acc[a] = _mm256_setzero_si256 ();
+      }
+      used = 0;
+      if (j == th)
+        break;
+    }
+    const uint8_t *irow = lum + (size_t) (y + j) * ls + x0;
+    const uint8_t *trow = tmpl + (size_t) j * ts;
+    for (int i = 0; i < tw; i += 2) {
+      const int t0 = trow[i], t1 = i + 1 < tw ? trow[i + 1] : 0;
+      const uint8_t *p = irow + i;
+      if (!t0 && !t1)
+        continue;
+      /* p[1 .. 32] is inside the row only when i + 1 < tw */
+      const __m256i v0 = _mm256_loadu_si256 ((const __m256i *) p);
+      const __m256i v1 = i + 1 < tw ?
+          _mm256_loadu_si256 ((const __m256i *) (p + 1)) : v0;
+      const __m256i tp = _mm256_set1_epi32 (t0 | (t1 << 16));
+      const __m256i alo = _mm256_cvtepu8_epi16 (_mm256_castsi256_si128 (v0));
+      const __m256i blo = _mm256_cvtepu8_epi16 (_mm256_castsi256_si128 (v1));
+      const __m256i ahi =
+          _mm256_cvtepu8_epi16 (_mm256_extracti128_si256 (v0, 1));
+      const __m256i bhi =
+          _mm256_cvtepu8_epi16 (_mm256_extracti128_si256 (v1, 1));
+      acc[0] = _mm256_add_epi32 (acc[0],
+          _mm256_madd_epi16 (_mm256_unpacklo_epi16 (alo, blo), tp));
+      acc[1] = _mm256_add_epi32 (acc[1],
+          _mm256_madd_epi16 (_mm256_unpackhi_epi16 (alo, blo), tp));
+      acc[2] = _mm256_add_epi32 (acc[2],
+          _mm256_madd_epi16 (_mm256_unpacklo_epi16 (ahi, bhi), tp));
+      acc[3] = _mm256_add_epi32 (acc[3],
+          _mm256_madd_epi16 (_mm256_unpackhi_epi16 (ahi, bhi), tp));
+      used++;
+    }
+  }
+}
+#endif
+
 static void
 flush (int64_t * restrict c, uint32_t * restrict acc, int n)
 {
@@ -152,6 +256,10 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
   const CvTmScoreConst k = cvtm_score_const (method, tw, th, templ->sum,
       templ->sumsq, templ->flat);
 
+#ifdef HAVE_AVX2_PATH
+  const int avx2 = __builtin_cpu_supports ("avx2");
+#endif
+
   map = malloc ((size_t) rw * rh * sizeof (float));
   if (!map) {
     free (lbuf);
@@ -196,10 +304,24 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
       }
       last = y;
 
-      /* cross-correlation of the row */
+      /* cross-correlation of the row: blocks of 32 windows with the
+       * accumulators in registers, then the rest template pixel by
+       * template pixel along the row */
       memset (acc, 0, (size_t) rw * sizeof (uint32_t));
       memset (c, 0, (size_t) rw * sizeof (int64_t));
-      {
+      int xb = 0;
+      if (tw * th > 16)
+        for (; xb + BLOCK <= rw; xb += BLOCK) {
+#ifdef HAVE_AVX2_PATH
+          if (avx2)
+            corr_block_avx2 (lum.data, lum.stride, templ->plane.data,
+                templ->plane.stride, tw, th, xb, y, c + xb);
+          else
+#endif
+            corr_block (lum.data, lum.stride, templ->plane.data,
+                templ->plane.stride, tw, th, xb, y, c + xb);
+        }
+      if (xb < rw) {
         unsigned used = 0;
         for (int j = 0; j < th; j++) {
           const uint8_t *irow = lum.data + (size_t) (y + j) * lum.stride;
@@ -209,14 +331,14 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
             if (trow[i] == 0)
               continue;
             if (used == ACC_BUDGET) {
-              flush (c, acc, rw);
+              flush (c + xb, acc + xb, rw - xb);
               used = 0;
             }
-            axpy_u8 (acc, irow + i, trow[i], rw);
+            axpy_u8 (acc + xb, irow + i + xb, trow[i], rw - xb);
             used++;
           }
         }
-        flush (c, acc, rw);
+        flush (c + xb, acc + xb, rw - xb);
       }
 
       /* window sums slid along the row, scores */
