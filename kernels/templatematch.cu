@@ -514,16 +514,12 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
   }
 
   TRY (ensure (&ws->map, &ws->map_cap, (size_t) rw * rh));
-  {
-    size_t cap = 0;
-    if (!ws->pkey) {
-      TRY (ensure (&ws->pkey, &cap, (size_t) kRedBlocks));
-      cap = 0;
-      TRY (ensure (&ws->pidx, &cap, (size_t) kRedBlocks));
-      cap = 0;
-      TRY (ensure (&ws->res, &cap, (size_t) 1));
-    }
-  }
+  if (!ws->pkey)
+    TRY (cudaMalloc ((void **) &ws->pkey, kRedBlocks * sizeof (float)));
+  if (!ws->pidx)
+    TRY (cudaMalloc ((void **) &ws->pidx, kRedBlocks * sizeof (long long)));
+  if (!ws->res)
+    TRY (cudaMalloc ((void **) &ws->res, sizeof (CvTemplateMatchResult)));
 
   const CvTmScoreConst k = cvtm_score_const (p->method, tw, th, templ->sum,
       templ->sumsq, templ->flat);
