@@ -809,11 +809,29 @@ gst_cuda_vision_base_transform_caps (GstBaseTransform * trans,
 {
   GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
   GstCudaVisionBaseClass *klass = GST_CUDA_VISION_BASE_GET_CLASS (self);
+  GstCudaVisionBasePrivate *priv = PRIV (self);
   GstCaps *plain = caps_with_features (caps, NULL), *res, *tmpl, *t;
   GstPad *other = direction == GST_PAD_SINK ?
       GST_BASE_TRANSFORM_SRC_PAD (trans) : GST_BASE_TRANSFORM_SINK_PAD (trans);
 
   plain = gst_caps_simplify (plain);
+  if (priv->output_is_input) {
+    /* the input buffer is pushed on: same caps, same memory */
+    gst_caps_unref (plain);
+    res = gst_caps_copy (caps);
+    if (!cuda_memory_possible (self)) {
+      guint i = 0;
+      while (i < gst_caps_get_size (res)) {
+        GstCapsFeatures *f = gst_caps_get_features (res, i);
+        if (f && gst_caps_features_contains (f,
+                GST_CUDA_VISION_CUDA_MEMORY_FEATURE))
+          gst_caps_remove_structure (res, i);
+        else
+          i++;
+      }
+    }
+    goto intersect;
+  }
   if (klass->transform_format_caps) {
     t = klass->transform_format_caps (self, direction, plain);
     gst_caps_unref (plain);
@@ -840,6 +858,7 @@ gst_cuda_vision_base_transform_caps (GstBaseTransform * trans,
   } else {
     res = plain;
   }
+intersect:
   tmpl = gst_pad_get_pad_template_caps (other);
   t = gst_caps_intersect_full (res, tmpl, GST_CAPS_INTERSECT_FIRST);
   gst_caps_unref (res);
@@ -1023,7 +1042,6 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       || GST_VIDEO_INFO_FPS_D (&priv->in_info) !=
       GST_VIDEO_INFO_FPS_D (&in_info));
   priv->upload_planes = (1u << GST_VIDEO_INFO_N_PLANES (&in_info)) - 1;
-  priv->output_is_input = FALSE;
   priv->negotiated = FALSE;
   if (klass->set_info && !klass->set_info (self, incaps, &in_info, outcaps,
           &out_info))

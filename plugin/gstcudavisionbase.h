@@ -136,11 +136,13 @@ struct _GstCudaVisionBaseClass
 void gst_cuda_vision_base_set_upload_planes (GstCudaVisionBase * self,
     guint mask);
 
-/* For set_info(): analysis elements (cudatemplatematch) push their input
- * buffer on instead of a new output buffer: no output planes are allocated,
- * mapped or downloaded (frame->out is empty); results are read back by the
- * subclass (e.g. into pinned scratch in process_cuda) and applied in
- * finish_frame(). The output caps must equal the input caps. */
+/* Analysis elements (cudatemplatematch) push their input buffer on instead
+ * of a new output buffer: no output planes are allocated, mapped or
+ * downloaded (frame->out is empty); results are read back by the subclass
+ * (e.g. into pinned scratch in process_cuda) and applied in finish_frame().
+ * The output caps then equal the input caps, memory features included. Set
+ * it at init and whenever the property that decides it changes (then call
+ * gst_base_transform_reconfigure_src); it is kept across caps changes. */
 void gst_cuda_vision_base_set_output_is_input (GstCudaVisionBase * self,
     gboolean output_is_input);
 

@@ -10,6 +10,7 @@
 #include "gstcvpinned.h"
 #include "gstcudasobel.h"
 #include "gstcudaconvolve.h"
+#include "gstcudatemplatematch.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -19,6 +20,7 @@ plugin_init (GstPlugin * plugin)
   gst_cv_pinned_allocator_register ();
   ret |= GST_ELEMENT_REGISTER (cudasobel, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaconvolve, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudatemplatematch, plugin);
   return ret;
 }
 

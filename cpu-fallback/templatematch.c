@@ -1,0 +1,437 @@
+/* gst-cuda-vision: template matching on the CPU (C99 + OpenMP).
+ * Same definitions and the same exact integer sums as
+ * kernels/templatematch.cu, the score formula shared through
+ * kernels/cvtemplatematch-score.h: bit-identical scores. See
+ * cvtemplatematch.h.
+ *
+ * Direct correlation: for every output row, the template is applied one
+ * template pixel at a time to the whole row (acc[x] += t * I[x + i], a
+ * loop the compiler vectorizes), in unsigned 32-bit accumulators flushed
+ * to 64 bits before they can overflow. Window sums S, Q: column sums over
+ * the template's height slid down the rows, then slid along the row.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cvtemplatematch.h"
+#include "cvtemplatematch-score.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* uint32 accumulators hold this many products of 8-bit values */
+#define ACC_BUDGET (UINT32_MAX / 65025u)
+
+int
+cv_template_stats (CvTemplate * t)
+{
+  int64_t s = 0, q = 0;
+  int mn = 255, mx = 0;
+
+  if (!t || !t->plane.data || t->plane.width < 1 || t->plane.height < 1)
+    return CV_ERROR_INVALID_ARGUMENT;
+  for (int y = 0; y < t->plane.height; y++) {
+    const uint8_t *row = t->plane.data + (size_t) y * t->plane.stride;
+    for (int x = 0; x < t->plane.width; x++) {
+      int v = row[x];
+      s += v;
+      q += v * v;
+      if (v < mn)
+        mn = v;
+      if (v > mx)
+        mx = v;
+    }
+  }
+  t->sum = s;
+  t->sumsq = q;
+  t->flat = mn == mx;
+  return CV_OK;
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
+    && defined(__linux__)
+#define CVTM_CLONES __attribute__((target_clones ("avx2", "default")))
+#else
+#define CVTM_CLONES
+#endif
+
+/* acc[x] += t * p[x], x < n */
+CVTM_CLONES static void
+axpy_u8 (uint32_t * restrict acc, const uint8_t * restrict p, uint32_t t,
+    int n)
+{
+  const uint16_t t16 = (uint16_t) t;
+  for (int x = 0; x < n; x++)
+    acc[x] += (uint16_t) (t16 * (uint16_t) p[x]);
+}
+
+/* Cross-correlation of 32 adjacent windows x0 .. x0 + 31 of output row y,
+ * accumulators in registers: c[k] += sum T(i, j) L(x0 + k + i, y + j).
+ * Needs x0 + 31 + tw - 1 < width. */
+#define BLOCK 32
+CVTM_CLONES static void
+corr_block (const uint8_t * lum, size_t ls, const uint8_t * tmpl, size_t ts,
+    int tw, int th, int x0, int y, int64_t * restrict c)
+{
+  uint32_t acc[BLOCK];
+  unsigned used = 0;
+
+  for (int k = 0; k < BLOCK; k++)
+    acc[k] = 0;
+  for (int j = 0; j < th; j++) {
+    const uint8_t *irow = lum + (size_t) (y + j) * ls + x0;
+    const uint8_t *trow = tmpl + (size_t) j * ts;
+    for (int i = 0; i < tw; i++) {
+      const uint16_t t = trow[i];
+      const uint8_t *p = irow + i;
+      if (used == ACC_BUDGET) {
+        for (int k = 0; k < BLOCK; k++) {
+          c[k] += acc[k];
+          acc[k] = 0;
+        }
+        used = 0;
+      }
+      for (int k = 0; k < BLOCK; k++)
+        acc[k] += (uint16_t) (t * (uint16_t) p[k]);
+      used++;
+    }
+  }
+  for (int k = 0; k < BLOCK; k++)
+    c[k] += acc[k];
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define HAVE_AVX2_PATH 1
+#include <immintrin.h>
+
+/* corr_block with AVX2: pairs of template columns (i, i + 1) with
+ * vpmaddwd: int16 (L(x + i), L(x + i + 1)) . (T(i), T(i + 1)) summed
+ * into int32 lanes, exact (<= 16512 pairs per lane between flushes).
+ * Lanes of acc[0..3] hold windows {0-3, 8-11}, {4-7, 12-15},
+ * {16-19, 24-27}, {20-23, 28-31} (the in-lane order of the unpacks). */
+__attribute__((target ("avx2")))
+static void
+corr_block_avx2 (const uint8_t * lum, size_t ls, const uint8_t * tmpl,
+    size_t ts, int tw, int th, int x0, int y, int64_t * restrict c)
+{
+  static const int order[4][8] = {
+    {0, 1, 2, 3, 8, 9, 10, 11}, {4, 5, 6, 7, 12, 13, 14, 15},
+    {16, 17, 18, 19, 24, 25, 26, 27}, {20, 21, 22, 23, 28, 29, 30, 31}
+  };
+  const unsigned budget = INT32_MAX / (2u * 65025u);
+  __m256i acc[4];
+  unsigned used = 0;
+  int32_t tmp[8];
+
+  for (int a = 0; a < 4; a++)
+    acc[a] = _mm256_setzero_si256 ();
+  for (int j = 0; j <= th; j++) {
+    if (j == th || used >= budget) {
+      for (int a = 0; a < 4; a++) {
+        _mm256_storeu_si256 ((__m256i *) tmp, acc[a]);
+        for (int l = 0; l < 8; l++)
+          c[order[a][l]] += tmp[l];
+        acc[a] = _mm256_setzero_si256 ();
+      }
+      used = 0;
+      if (j == th)
+        break;
+    }
+    const uint8_t *irow = lum + (size_t) (y + j) * ls + x0;
+    const uint8_t *trow = tmpl + (size_t) j * ts;
+    for (int i = 0; i < tw; i += 2) {
+      const int t0 = trow[i], t1 = i + 1 < tw ? trow[i + 1] : 0;
+      const uint8_t *p = irow + i;
+      if (!t0 && !t1)
+        continue;
+      /* p[1 .. 32] is inside the row only when i + 1 < tw */
+      const __m256i v0 = _mm256_loadu_si256 ((const __m256i *) p);
+      const __m256i v1 = i + 1 < tw ?
+          _mm256_loadu_si256 ((const __m256i *) (p + 1)) : v0;
+      const __m256i tp = _mm256_set1_epi32 (t0 | (t1 << 16));
+      const __m256i alo = _mm256_cvtepu8_epi16 (_mm256_castsi256_si128 (v0));
+      const __m256i blo = _mm256_cvtepu8_epi16 (_mm256_castsi256_si128 (v1));
+      const __m256i ahi =
+          _mm256_cvtepu8_epi16 (_mm256_extracti128_si256 (v0, 1));
+      const __m256i bhi =
+          _mm256_cvtepu8_epi16 (_mm256_extracti128_si256 (v1, 1));
+      acc[0] = _mm256_add_epi32 (acc[0],
+          _mm256_madd_epi16 (_mm256_unpacklo_epi16 (alo, blo), tp));
+      acc[1] = _mm256_add_epi32 (acc[1],
+          _mm256_madd_epi16 (_mm256_unpackhi_epi16 (alo, blo), tp));
+      acc[2] = _mm256_add_epi32 (acc[2],
+          _mm256_madd_epi16 (_mm256_unpacklo_epi16 (ahi, bhi), tp));
+      acc[3] = _mm256_add_epi32 (acc[3],
+          _mm256_madd_epi16 (_mm256_unpackhi_epi16 (ahi, bhi), tp));
+      used++;
+    }
+  }
+}
+#endif
+
+static void
+flush (int64_t * restrict c, uint32_t * restrict acc, int n)
+{
+  for (int x = 0; x < n; x++) {
+    c[x] += acc[x];
+    acc[x] = 0;
+  }
+}
+
+/* luma of src as a tight GRAY8 image, or src itself */
+static int
+get_luma (const CvPlane * src, CvLumaLayout l, CvPlane * out, uint8_t ** buf)
+{
+  *buf = NULL;
+  if (l.r < 0 && l.bpp == 1) {
+    *out = *src;
+    return CV_OK;
+  }
+  *buf = malloc ((size_t) src->width * src->height);
+  if (!*buf)
+    return CV_ERROR_NO_MEMORY;
+#pragma omp parallel for schedule(static)
+  for (int y = 0; y < src->height; y++) {
+    const uint8_t *row = src->data + (size_t) y * src->stride;
+    uint8_t *o = *buf + (size_t) y * src->width;
+    if (l.r < 0) {
+      for (int x = 0; x < src->width; x++)
+        o[x] = row[(size_t) x * l.bpp];
+    } else {
+      for (int x = 0; x < src->width; x++) {
+        const uint8_t *p = row + (size_t) x * l.bpp;
+        o[x] = (uint8_t) ((CV_LUMA_R * p[l.r] + CV_LUMA_G * p[l.g] +
+                CV_LUMA_B * p[l.b] + 128) >> 8);
+      }
+    }
+  }
+  out->data = *buf;
+  out->stride = src->width;
+  out->width = src->width;
+  out->height = src->height;
+  return CV_OK;
+}
+
+static int
+check_args (const CvPlane * src, CvLumaLayout layout,
+    const CvTemplate * templ, const CvTemplateMatchParams * p,
+    const CvPlane * score_map, const CvTemplateMatchResult * result)
+{
+  if (!src || !templ || !p || !result || !src->data || !templ->plane.data
+      || src->width < 1 || src->height < 1 || layout.bpp < 1)
+    return CV_ERROR_INVALID_ARGUMENT;
+  if (templ->plane.width < 1 || templ->plane.height < 1
+      || templ->plane.width > src->width || templ->plane.height > src->height)
+    return CV_ERROR_INVALID_ARGUMENT;
+  if (p->method < CV_TM_SQDIFF || p->method > CV_TM_CCOEFF_NORMED
+      || p->max_matches < 1 || p->max_matches > CV_TEMPLATE_MATCH_MAX_MATCHES)
+    return CV_ERROR_INVALID_ARGUMENT;
+  if (score_map && (!score_map->data || score_map->width != src->width
+          || score_map->height != src->height
+          || (p->score_map != 8 && p->score_map != 16)))
+    return CV_ERROR_INVALID_ARGUMENT;
+  return CV_OK;
+}
+
+int
+cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
+    const CvTemplate * templ, const CvTemplateMatchParams * params,
+    CvPlane * score_map, CvTemplateMatchResult * result)
+{
+  int status = check_args (src, layout, templ, params, score_map, result);
+  CvPlane lum;
+  uint8_t *lbuf;
+  float *map;
+
+  if (status != CV_OK)
+    return status;
+  result->count = 0;
+  status = get_luma (src, layout, &lum, &lbuf);
+  if (status != CV_OK)
+    return status;
+
+  const int w = lum.width, h = lum.height;
+  const int tw = templ->plane.width, th = templ->plane.height;
+  const int rw = w - tw + 1, rh = h - th + 1;
+  const int method = params->method;
+  const CvTmScoreConst k = cvtm_score_const (method, tw, th, templ->sum,
+      templ->sumsq, templ->flat);
+
+#ifdef HAVE_AVX2_PATH
+  const int avx2 = __builtin_cpu_supports ("avx2");
+#endif
+
+  map = malloc ((size_t) rw * rh * sizeof (float));
+  if (!map) {
+    free (lbuf);
+    return CV_ERROR_NO_MEMORY;
+  }
+
+  /* ---- scores ---- */
+#pragma omp parallel
+  {
+    uint32_t *acc = malloc ((size_t) rw * sizeof (uint32_t));
+    int64_t *c = malloc ((size_t) rw * sizeof (int64_t));
+    int64_t *cs = malloc ((size_t) w * sizeof (int64_t));
+    int64_t *cq = malloc ((size_t) w * sizeof (int64_t));
+    int last = -2;
+
+    if (!acc || !c || !cs || !cq) {
+#pragma omp atomic write
+      status = CV_ERROR_NO_MEMORY;
+    }
+#pragma omp for schedule(static)
+    for (int y = 0; y < rh; y++) {
+      if (!acc || !c || !cs || !cq)
+        continue;
+      /* column sums of rows y .. y + th - 1 */
+      if (y == last + 1) {
+        const uint8_t *out = lum.data + (size_t) (y - 1) * lum.stride;
+        const uint8_t *in = lum.data + (size_t) (y + th - 1) * lum.stride;
+        for (int x = 0; x < w; x++) {
+          cs[x] += in[x] - out[x];
+          cq[x] += in[x] * in[x] - out[x] * out[x];
+        }
+      } else {
+        memset (cs, 0, (size_t) w * sizeof (int64_t));
+        memset (cq, 0, (size_t) w * sizeof (int64_t));
+        for (int j = 0; j < th; j++) {
+          const uint8_t *in = lum.data + (size_t) (y + j) * lum.stride;
+          for (int x = 0; x < w; x++) {
+            cs[x] += in[x];
+            cq[x] += in[x] * in[x];
+          }
+        }
+      }
+      last = y;
+
+      /* cross-correlation of the row: blocks of 32 windows with the
+       * accumulators in registers, then the rest template pixel by
+       * template pixel along the row */
+      memset (acc, 0, (size_t) rw * sizeof (uint32_t));
+      memset (c, 0, (size_t) rw * sizeof (int64_t));
+      int xb = 0;
+      if (tw * th > 16)
+        for (; xb + BLOCK <= rw; xb += BLOCK) {
+#ifdef HAVE_AVX2_PATH
+          if (avx2)
+            corr_block_avx2 (lum.data, lum.stride, templ->plane.data,
+                templ->plane.stride, tw, th, xb, y, c + xb);
+          else
+#endif
+            corr_block (lum.data, lum.stride, templ->plane.data,
+                templ->plane.stride, tw, th, xb, y, c + xb);
+        }
+      if (xb < rw) {
+        unsigned used = 0;
+        for (int j = 0; j < th; j++) {
+          const uint8_t *irow = lum.data + (size_t) (y + j) * lum.stride;
+          const uint8_t *trow = templ->plane.data +
+              (size_t) j * templ->plane.stride;
+          for (int i = 0; i < tw; i++) {
+            if (trow[i] == 0)
+              continue;
+            if (used == ACC_BUDGET) {
+              flush (c + xb, acc + xb, rw - xb);
+              used = 0;
+            }
+            axpy_u8 (acc + xb, irow + i + xb, trow[i], rw - xb);
+            used++;
+          }
+        }
+        flush (c + xb, acc + xb, rw - xb);
+      }
+
+      /* window sums slid along the row, scores */
+      {
+        int64_t s = 0, q = 0;
+        float *mrow = map + (size_t) y * rw;
+        for (int i = 0; i < tw; i++) {
+          s += cs[i];
+          q += cq[i];
+        }
+        for (int x = 0; x < rw; x++) {
+          if (x > 0) {
+            s += cs[x + tw - 1] - cs[x - 1];
+            q += cq[x + tw - 1] - cq[x - 1];
+          }
+          mrow[x] = cvtm_score (&k, c[x], s, q);
+        }
+      }
+    }
+    free (acc);
+    free (c);
+    free (cs);
+    free (cq);
+  }
+  free (lbuf);
+  if (status != CV_OK) {
+    free (map);
+    return status;
+  }
+
+  /* ---- best matches with non-maximum suppression ---- */
+  for (int m = 0; m < params->max_matches; m++) {
+    float bk = 0;
+    int64_t bi = -1;
+
+#pragma omp parallel
+    {
+      float lk = 0;
+      int64_t li = -1;
+#pragma omp for schedule(static)
+      for (int y = 0; y < rh; y++) {
+        const float *mrow = map + (size_t) y * rw;
+        for (int x = 0; x < rw; x++) {
+          float r = mrow[x], key;
+          int64_t idx = (int64_t) y * rw + x;
+          if (r != r)
+            continue;
+          key = cvtm_key (method, r);
+          if (!cvtm_better (key, idx, lk, li))
+            continue;
+          if (m > 0 && cvtm_suppressed (result->match, m, x, y, tw, th))
+            continue;
+          lk = key;
+          li = idx;
+        }
+      }
+#pragma omp critical
+      {
+        if (cvtm_better (lk, li, bk, bi)) {
+          bk = lk;
+          bi = li;
+        }
+      }
+    }
+    if (bi < 0)
+      break;
+    {
+      float r = map[bi];
+      if (!cvtm_passes (method, params->threshold, r))
+        break;
+      result->match[m].x = (int32_t) (bi % rw);
+      result->match[m].y = (int32_t) (bi / rw);
+      result->match[m].score = r;
+      result->count = m + 1;
+    }
+  }
+
+  /* ---- score map ---- */
+  if (score_map) {
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; y++) {
+      uint8_t *orow = score_map->data + (size_t) y * score_map->stride;
+      for (int x = 0; x < w; x++) {
+        float u = 0.0f;
+        if (x < rw && y < rh)
+          u = cvtm_map_unit (method, k.n, map[(size_t) y * rw + x]);
+        if (params->score_map == 8)
+          orow[x] = cvtm_map8 (u);
+        else
+          ((uint16_t *) orow)[x] = cvtm_map16 (u);
+      }
+    }
+  }
+  free (map);
+  return CV_OK;
+}

@@ -1,0 +1,201 @@
+/* gst-cuda-vision: the score formula of cudatemplatematch, shared verbatim
+ * by the CPU fallback (C99) and the CUDA kernels, so that both give
+ * bit-identical float scores from the same exact integer sums.
+ *
+ * On the GPU every double operation is an explicit round-to-nearest
+ * intrinsic (no fused multiply-add contraction); the CPU library is built
+ * with -ffp-contract=off. Division and square root are correctly rounded
+ * (IEEE 754) on both. See cvtemplatematch.h for the definitions.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CV_TEMPLATE_MATCH_SCORE_H
+#define CV_TEMPLATE_MATCH_SCORE_H
+
+#include "cvtemplatematch.h"
+
+#ifdef __CUDACC__
+#define CVTM_FN static __host__ __device__ __forceinline__
+#else
+#define CVTM_FN static inline
+#endif
+
+#if defined(__CUDA_ARCH__)
+#define CVTM_MUL(a, b) __dmul_rn ((a), (b))
+#define CVTM_ADD(a, b) __dadd_rn ((a), (b))
+#define CVTM_SUB(a, b) __dsub_rn ((a), (b))
+#define CVTM_DIV(a, b) __ddiv_rn ((a), (b))
+#define CVTM_SQRT(a) __dsqrt_rn (a)
+#define CVTM_FMULF(a, b) __fmul_rn ((a), (b))
+#define CVTM_FADDF(a, b) __fadd_rn ((a), (b))
+#else
+#include <math.h>
+#define CVTM_MUL(a, b) ((a) * (b))
+#define CVTM_ADD(a, b) ((a) + (b))
+#define CVTM_SUB(a, b) ((a) - (b))
+#define CVTM_DIV(a, b) ((a) / (b))
+#define CVTM_SQRT(a) sqrt (a)
+#define CVTM_FMULF(a, b) ((a) * (b))
+#define CVTM_FADDF(a, b) ((a) + (b))
+#endif
+
+/* FLT_EPSILON, spelled out so that the device code needs no <float.h>. */
+#define CVTM_FLT_EPSILON 1.1920928955078125e-07
+
+/* Per-template constants of the score, computed once per frame. */
+typedef struct
+{
+  int method;
+  double n;                     /* N = tw * th */
+  double inv_n;                 /* 1 / N */
+  double tmean;                 /* St / N for CCOEFF_NORMED, else 0 */
+  double tsq;                   /* Qt */
+  double tnorm;                 /* sqrt (Qt - St^2 / N) or sqrt (Qt) */
+  int flat;                     /* CCOEFF_NORMED and flat template */
+} CvTmScoreConst;
+
+CVTM_FN CvTmScoreConst
+cvtm_score_const (int method, int tw, int th, int64_t st, int64_t qt,
+    int flat)
+{
+  CvTmScoreConst k;
+  double n = (double) tw * (double) th;
+
+  k.method = method;
+  k.n = n;
+  k.inv_n = CVTM_DIV (1.0, n);
+  k.tsq = (double) qt;
+  k.flat = method == CV_TM_CCOEFF_NORMED && flat;
+  if (method == CV_TM_CCOEFF_NORMED) {
+    double sd = (double) st;
+    double var = CVTM_SUB ((double) qt, CVTM_DIV (CVTM_MUL (sd, sd), n));
+    k.tmean = CVTM_DIV (sd, n);
+    k.tnorm = CVTM_SQRT (var > 0 ? var : 0.0);
+  } else {
+    k.tmean = 0;
+    k.tnorm = CVTM_SQRT ((double) qt);
+  }
+  return k;
+}
+
+/* The score R of one window from its exact sums C, S, Q. */
+CVTM_FN float
+cvtm_score (const CvTmScoreConst * k, int64_t c, int64_t s, int64_t q)
+{
+  double num, d2, t, dq = (double) q;
+
+  if (k->method == CV_TM_SQDIFF || k->method == CV_TM_SQDIFF_NORMED) {
+    /* exact in 64-bit integers */
+    int64_t e = q - 2 * c + (int64_t) k->tsq;
+    num = e > 0 ? (double) e : 0.0;
+    if (k->method == CV_TM_SQDIFF)
+      return (float) num;
+  } else if (k->method == CV_TM_CCORR_NORMED) {
+    num = (double) c;
+  } else {
+    double ds = (double) s;
+    if (k->flat)
+      return 1.0f;
+    num = CVTM_SUB ((double) c, CVTM_MUL (ds, k->tmean));
+  }
+
+  if (k->method == CV_TM_CCOEFF_NORMED) {
+    double ds = (double) s;
+    d2 = CVTM_SUB (dq, CVTM_MUL (CVTM_MUL (ds, ds), k->inv_n));
+    if (d2 < 0)
+      d2 = 0;
+  } else {
+    d2 = dq;
+  }
+  {
+    double lim = CVTM_MUL (10.0 * CVTM_FLT_EPSILON, dq);
+    if (lim > 0.5)
+      lim = 0.5;
+    if (d2 <= lim)
+      t = 0;
+    else
+      t = CVTM_MUL (CVTM_SQRT (d2), k->tnorm);
+  }
+  {
+    double an = num < 0 ? -num : num;
+    if (an < t || k->method == CV_TM_SQDIFF_NORMED)
+      num = CVTM_DIV (num, t);
+    else if (an < CVTM_MUL (t, 1.125))
+      num = num > 0 ? 1.0 : -1.0;
+    else
+      num = 0;
+  }
+  return (float) num;
+}
+
+/* Score map value u in 0..1 of a score (see cv_template_match_cpu). */
+CVTM_FN float
+cvtm_map_unit (int method, double n, float r)
+{
+  float u;
+
+  if (r != r)
+    return 0.0f;
+  if (method == CV_TM_SQDIFF)
+    u = (float) CVTM_DIV ((double) r, CVTM_MUL (65025.0, n));
+  else if (method == CV_TM_CCOEFF_NORMED)
+    u = CVTM_FMULF (CVTM_FADDF (r, 1.0f), 0.5f);
+  else
+    u = r;
+  return u < 0.0f ? 0.0f : (u > 1.0f ? 1.0f : u);
+}
+
+CVTM_FN uint8_t
+cvtm_map8 (float u)
+{
+  return (uint8_t) CVTM_FADDF (CVTM_FMULF (u, 255.0f), 0.5f);
+}
+
+CVTM_FN uint16_t
+cvtm_map16 (float u)
+{
+  return (uint16_t) CVTM_FADDF (CVTM_FMULF (u, 65535.0f), 0.5f);
+}
+
+/* Is a better than b? Keys (higher is better) with raster-order ties;
+ * idx < 0 means "no candidate". */
+CVTM_FN int
+cvtm_better (float ka, int64_t ia, float kb, int64_t ib)
+{
+  if (ia < 0)
+    return 0;
+  if (ib < 0)
+    return 1;
+  return ka > kb || (ka == kb && ia < ib);
+}
+
+/* Key of a score: higher is better. */
+CVTM_FN float
+cvtm_key (int method, float r)
+{
+  return (method == CV_TM_SQDIFF || method == CV_TM_SQDIFF_NORMED) ? -r : r;
+}
+
+/* Does the score pass the threshold (see CvTemplateMatchParams)? */
+CVTM_FN int
+cvtm_passes (int method, double threshold, float r)
+{
+  if (method == CV_TM_SQDIFF || method == CV_TM_SQDIFF_NORMED)
+    return threshold < 0 || (double) r <= threshold;
+  return (double) r >= threshold;
+}
+
+/* Is (x, y) suppressed by one of the n matches (rectangles overlap)? */
+CVTM_FN int
+cvtm_suppressed (const CvTemplateMatch * m, int n, int x, int y, int tw,
+    int th)
+{
+  for (int i = 0; i < n; i++) {
+    int dx = x - m[i].x, dy = y - m[i].y;
+    if (dx < tw && -dx < tw && dy < th && -dy < th)
+      return 1;
+  }
+  return 0;
+}
+
+#endif /* CV_TEMPLATE_MATCH_SCORE_H */

@@ -1,0 +1,168 @@
+/* gst-cuda-vision: template matching (SSD and normalized correlations),
+ * C ABI shared by the CUDA kernels (kernels/templatematch.cu) and the CPU
+ * fallback (cpu-fallback/templatematch.c).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CV_TEMPLATE_MATCH_H
+#define CV_TEMPLATE_MATCH_H
+
+#include "cvimage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The matching methods, with OpenCV's matchTemplate definitions (the
+ * cv::TemplateMatchModes of the same names). For the window of the frame's
+ * luma I whose top-left corner is (x, y) and the template T (tw x th pixels,
+ * N = tw * th), with sums over x' < tw, y' < th:
+ *
+ *   C  = sum T(x',y') I(x+x',y+y')          (cross-correlation)
+ *   S  = sum I(x+x',y+y'),  Q = sum I(x+x',y+y')^2   (window statistics)
+ *   St = sum T(x',y'),      Qt = sum T(x',y')^2
+ *
+ * CV_TM_SQDIFF (the seed's SSD):
+ *   R = sum (T - I)^2 = Q - 2 C + Qt                 (0 = perfect, >= 0)
+ * CV_TM_SQDIFF_NORMED:
+ *   R = (Q - 2 C + Qt) / sqrt (Q Qt)                 (0 = perfect, >= 0)
+ * CV_TM_CCORR_NORMED:
+ *   R = C / sqrt (Q Qt)                              (1 = perfect, 0..1)
+ * CV_TM_CCOEFF_NORMED (the seed's PCC, Pearson correlation coefficient):
+ *   R = (C - S St / N) / sqrt ((Q - S^2 / N) (Qt - St^2 / N))
+ *                                                    (1 = perfect, -1..1)
+ *
+ * Edge cases, exactly as OpenCV's templmatch.cpp (common_matchTemplate):
+ * - CCOEFF_NORMED with a flat template (all pixels equal, variance 0):
+ *   R = 1 for every window.
+ * - Normed methods: with the denominator's window part
+ *   d2 = Q - S^2 / N (CCOEFF_NORMED) or d2 = Q (the others), the
+ *   denominator is taken as 0 when d2 <= min (0.5, 10 FLT_EPSILON Q)
+ *   (a flat window for CCOEFF_NORMED, an all-black window for the others).
+ *   Then, with t the denominator and n the numerator: R = n / t when
+ *   |n| < t or for SQDIFF_NORMED; R = sign (n) when t <= |n| < 1.125 t
+ *   (rounding); R = 0 otherwise. So a flat window gives 0 for
+ *   CCOEFF_NORMED / CCORR_NORMED, and SQDIFF_NORMED gives +inf (all-black
+ *   window or template, n > 0) or NaN (both all black).
+ * - SQDIFF numerator clamped at 0 (never negative).
+ * Scores are computed in double from exact 64-bit integer C, S, Q, St, Qt
+ * and stored as float (as OpenCV's CV_32F result): the CUDA and the CPU
+ * version give bit-identical scores and therefore the same matches.
+ * NaN scores are never reported. */
+typedef enum
+{
+  CV_TM_SQDIFF = 0,
+  CV_TM_SQDIFF_NORMED = 1,
+  CV_TM_CCORR_NORMED = 2,
+  CV_TM_CCOEFF_NORMED = 3,
+} CvTemplateMatchMethod;
+
+/* Largest max_matches. */
+#define CV_TEMPLATE_MATCH_MAX_MATCHES 64
+
+/* A template: a GRAY8 image (the template's luma), 1x1 up to the frame's
+ * size, with its statistics (fill them with cv_template_stats ()).
+ * plane.data is host memory for the CPU version and for the CUDA version
+ * (which uploads it to its workspace when id changes; id 0 = upload
+ * every frame). The memory must stay valid until the frame's work on the
+ * stream is done. */
+typedef struct
+{
+  CvPlane plane;
+  int64_t sum;                  /* St */
+  int64_t sumsq;                /* Qt */
+  int flat;                     /* all pixels equal */
+  uint64_t id;                  /* unique per template content, or 0 */
+} CvTemplate;
+
+/* Parameters of one frame.
+ * method:      a CvTemplateMatchMethod.
+ * max_matches: 1 .. CV_TEMPLATE_MATCH_MAX_MATCHES, matches searched.
+ * threshold:   scores worse than it are not reported: for SQDIFF and
+ *              SQDIFF_NORMED (lower is better) only R <= threshold, and a
+ *              negative threshold means no limit; for CCORR_NORMED and
+ *              CCOEFF_NORMED (higher is better) only R >= threshold (-1
+ *              or less: no limit).
+ * score_map:   0: none; 8: write the score map as GRAY8, 16: as
+ *              GRAY16 (native-endian uint16), see cv_template_match_cpu. */
+typedef struct
+{
+  int method;
+  int max_matches;
+  double threshold;
+  int score_map;
+} CvTemplateMatchParams;
+
+/* One match: top-left corner of the window and its score R (the float
+ * score widened to double). */
+typedef struct
+{
+  int32_t x, y;
+  double score;
+} CvTemplateMatch;
+
+/* The matches of one frame, best first: count = 0 .. max_matches. */
+typedef struct
+{
+  int32_t count;
+  int32_t reserved;
+  CvTemplateMatch match[CV_TEMPLATE_MATCH_MAX_MATCHES];
+} CvTemplateMatchResult;
+
+/* Fill sum, sumsq and flat of t from t->plane (host memory, GRAY8).
+ * Returns CV_OK or CV_ERROR_INVALID_ARGUMENT. */
+int cv_template_stats (CvTemplate * t);
+
+/* Match the template in one frame.
+ *   src:    8-bit plane read through layout (luma: the plane itself, or
+ *           BT.601 luma Y = (77 R + 150 G + 29 B + 128) >> 8, see
+ *           CV_LUMA_*), W x H pixels.
+ *   templ:  GRAY8 template tw x th with 1 <= tw <= W, 1 <= th <= H.
+ *   score_map: NULL, or a W x H plane (GRAY8, or GRAY16 when
+ *           params->score_map == 16, 2 bytes per pixel) that receives the
+ *           score of the window with top-left (x, y) at (x, y) for
+ *           x <= W - tw, y <= H - th, mapped to u in 0..1:
+ *             SQDIFF: u = R / (65025 N); SQDIFF_NORMED, CCORR_NORMED:
+ *             u = clamp (R, 0, 1); CCOEFF_NORMED: u = (R + 1) / 2;
+ *           NaN -> 0; value = (int) (u * 255 + 0.5) (or 65535), and 0
+ *           where the template does not fit.
+ *   result: the matches, best first. Search: the best valid window
+ *           (highest R, or lowest for the SQDIFF methods; ties: the first
+ *           in raster order, as cv::minMaxLoc), then repeatedly the best
+ *           window not suppressed by the matches found so far.
+ *           Non-maximum suppression: a match at (mx, my) suppresses every
+ *           window whose rectangle overlaps its rectangle, i.e. with
+ *           |x - mx| < tw and |y - my| < th: reported matches never
+ *           overlap. The search stops at max_matches, when no window is
+ *           left, or when the best remaining score is worse than
+ *           threshold.
+ * Complexity: direct correlation, O(W H tw th) multiply-adds (exact
+ * integer arithmetic); window sums by sliding column sums (CPU) or
+ * integral images (GPU), O(W H).
+ * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL pointers, template empty
+ * or larger than the frame, bad method or max_matches) or
+ * CV_ERROR_NO_MEMORY. */
+int cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
+    const CvTemplate * templ, const CvTemplateMatchParams * params,
+    CvPlane * score_map, CvTemplateMatchResult * result);
+
+/* Same on the GPU: src and score_map are device planes, templ->plane.data
+ * is host memory (uploaded to the workspace when templ->id changes),
+ * result is page-locked host memory written by an asynchronous copy at
+ * the end of the work queued on stream: read it only after the stream's
+ * work completed. *workspace holds the device buffers (NULL at first;
+ * allocated and grown as needed; free it with
+ * cv_template_match_cuda_free ()). Nothing is waited for. */
+int cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
+    const CvTemplate * templ, const CvTemplateMatchParams * params,
+    CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
+    void *stream);
+
+/* Free a workspace of cv_template_match_cuda () (NULL is fine). The
+ * stream that used it must be idle. */
+void cv_template_match_cuda_free (void *workspace);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CV_TEMPLATE_MATCH_H */

@@ -1,0 +1,1010 @@
+/* gst-cuda-vision: cudatemplatematch, template matching by SSD and Pearson
+ * correlation (seed 003).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cudatemplatematch
+ * @title: cudatemplatematch
+ *
+ * Finds a template image in every frame by one of OpenCV's matchTemplate
+ * methods (`sqdiff`, `sqdiff-normed`, `ccorr-normed`, `ccoeff-normed`, with
+ * OpenCV's definitions and edge cases, see kernels/cvtemplatematch.h), on
+ * the luma of the frame (GRAY8, the Y plane of I420/NV12, or BT.601 luma of
+ * RGB formats), on the GPU or on the CPU with bit-identical scores.
+ *
+ * Frames pass through unchanged (unless `display` draws the matches or
+ * `score-map` outputs the score image). For every frame matched, an element
+ * message `template_match` is posted with the best match's x, y, width,
+ * height (guint) and result (gdouble) as the opencv plugin's templatematch
+ * posts them, plus `count` (guint), `matches` (a GstValueList of
+ * `match` structures with x, y, width, height, result), `method` (string)
+ * and `timestamp` (guint64, the buffer's PTS). x, y, width and height are
+ * absent when no window passed the threshold (count = 0). Each match is
+ * also attached as a GstVideoRegionOfInterestMeta of roi_type
+ * "template-match", with a "template-match" parameter structure holding
+ * "score" (gdouble) and "rank" (guint, 0 = best).
+ *
+ * Non-maximum suppression: after the best window, each further match is
+ * the best window whose rectangle does not overlap any match found so far
+ * (|x - mx| >= width or |y - my| >= height).
+ *
+ * Template: the `template` file is decoded through GStreamer
+ * (filesrc ! decodebin ! videoconvert ! GRAY8 appsink) when the property is
+ * set (also while playing: frames entering the element after that use the
+ * new template). If loading fails, the previous template is dropped and
+ * the next frame fails with an element error naming the file and the
+ * decoder's reason (never a stale template). Without any template, frames
+ * pass through, no message is posted, and one element warning says so.
+ * A template larger than the frame is an element error. A flat template
+ * (all pixels equal) with `ccoeff-normed` scores 1 everywhere (OpenCV's
+ * definition): one element warning says so.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 -m filesrc location=vtest.avi ! decodebin ! videoconvert ! cudatemplatematch template=person.png max-matches=3 display=true ! videoconvert ! autovideosink
+ * gst-launch-1.0 videotestsrc ! cudatemplatematch template=t.png score-map=true ! videoconvert ! autovideosink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstcudatemplatematch.h"
+#include "cvtemplatematch.h"
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_template_match_debug);
+#define GST_CAT_DEFAULT gst_cuda_template_match_debug
+
+#define DEFAULT_METHOD CV_TM_CCOEFF_NORMED
+#define DEFAULT_MAX_MATCHES 1
+#define DEFAULT_THRESHOLD -1.0
+#define DEFAULT_DISPLAY FALSE
+#define DEFAULT_SCORE_MAP FALSE
+#define TEMPLATE_LOAD_TIMEOUT (10 * GST_SECOND)
+
+enum
+{
+  PROP_0,
+  PROP_METHOD,
+  PROP_TEMPLATE,
+  PROP_TEMPLATE_SAMPLE,
+  PROP_MAX_MATCHES,
+  PROP_THRESHOLD,
+  PROP_DISPLAY,
+  PROP_SCORE_MAP,
+};
+
+/* A loaded template, immutable once made, shared by reference between the
+ * element and the frames in flight. */
+typedef struct
+{
+  CvTemplate cv;                /* plane.data = data */
+  guint8 *data;
+  GstSample *sample;            /* GRAY8, for the template-sample getter */
+} TmTemplate;
+
+static void
+tm_template_clear (gpointer p)
+{
+  TmTemplate *t = p;
+
+  g_free (t->data);
+  if (t->sample)
+    gst_sample_unref (t->sample);
+}
+
+static void
+tm_template_unref (TmTemplate * t)
+{
+  if (t)
+    g_atomic_rc_box_release_full (t, tm_template_clear);
+}
+
+/* Per-slot scratch. */
+typedef struct
+{
+  CvTemplateMatchResult *result;        /* pinned (CUDA) or malloc (CPU) */
+  gboolean pinned;
+  void *ws;                     /* CUDA workspace */
+  TmTemplate *tmpl;             /* template of the frame in this slot */
+  gboolean matched;             /* result holds this frame's matches */
+} TmScratch;
+
+typedef struct
+{
+  CvTemplateMatchParams cv;
+  gboolean display;
+} TmParams;
+
+struct _GstCudaTemplateMatch
+{
+  GstCudaVisionBase parent;
+
+  /* properties, GST_OBJECT_LOCK */
+  gint method;
+  guint max_matches;
+  gdouble threshold;
+  gboolean display;
+  gboolean score_map;
+  gchar *template_path;
+  TmTemplate *tmpl;
+  gchar *tmpl_error;            /* why loading the template failed */
+
+  /* streaming thread */
+  CvLumaLayout layout;
+  gint map_bits;                /* 0, 8 or 16: output is the score map */
+  TmTemplate *frame_tmpl;       /* taken by get_params for process_* */
+  gchar *frame_error;
+  gboolean warned_no_template;
+  guint64 warned_flat_id;
+};
+
+#define SINK_FORMATS "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
+#define SRC_FORMATS \
+  "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY16_LE }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (SINK_FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (SRC_FORMATS)));
+
+#define gst_cuda_template_match_parent_class parent_class
+G_DEFINE_TYPE (GstCudaTemplateMatch, gst_cuda_template_match,
+    GST_TYPE_CUDA_VISION_BASE);
+GST_ELEMENT_REGISTER_DEFINE (cudatemplatematch, "cudatemplatematch",
+    GST_RANK_NONE, GST_TYPE_CUDA_TEMPLATE_MATCH);
+
+GType
+gst_cuda_template_match_method_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {CV_TM_SQDIFF, "Sum of squared differences (SSD), lower is better",
+        "sqdiff"},
+    {CV_TM_SQDIFF_NORMED, "Normalized sum of squared differences, lower is "
+          "better", "sqdiff-normed"},
+    {CV_TM_CCORR_NORMED, "Normalized cross-correlation, higher is better",
+        "ccorr-normed"},
+    {CV_TM_CCOEFF_NORMED, "Pearson correlation coefficient (zero-mean "
+          "normalized cross-correlation), higher is better", "ccoeff-normed"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaTemplateMatchMethod", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static const gchar *
+method_nick (gint method)
+{
+  GEnumValue *v = g_enum_get_value (g_type_class_peek
+      (GST_TYPE_CUDA_TEMPLATE_MATCH_METHOD), method);
+
+  return v ? v->value_nick : "unknown";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Templates */
+
+/* A template from a GRAY8 sample. */
+static TmTemplate *
+template_from_gray8 (GstSample * sample, GError ** err)
+{
+  GstVideoInfo info;
+  GstVideoFrame f;
+  TmTemplate *t;
+  GstCaps *caps = gst_sample_get_caps (sample);
+  GstBuffer *buf = gst_sample_get_buffer (sample);
+  static guint64 next_id = 1;   /* template ids, unique in the process */
+  static GMutex id_lock;
+  gint y, w, h;
+
+  if (!caps || !buf || !gst_video_info_from_caps (&info, caps)
+      || GST_VIDEO_INFO_FORMAT (&info) != GST_VIDEO_FORMAT_GRAY8) {
+    g_set_error (err, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "the template is not a GRAY8 video frame");
+    return NULL;
+  }
+  if (!gst_video_frame_map (&f, &info, buf, GST_MAP_READ)) {
+    g_set_error (err, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "could not map the template frame");
+    return NULL;
+  }
+  w = GST_VIDEO_INFO_WIDTH (&info);
+  h = GST_VIDEO_INFO_HEIGHT (&info);
+  t = g_atomic_rc_box_new0 (TmTemplate);
+  t->data = g_malloc ((gsize) w * h);
+  for (y = 0; y < h; y++)
+    memcpy (t->data + (gsize) y * w, (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f,
+            0) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0), w);
+  gst_video_frame_unmap (&f);
+  t->cv.plane.data = t->data;
+  t->cv.plane.stride = w;
+  t->cv.plane.width = w;
+  t->cv.plane.height = h;
+  cv_template_stats (&t->cv);
+  g_mutex_lock (&id_lock);
+  t->cv.id = next_id++;
+  g_mutex_unlock (&id_lock);
+  t->sample = gst_sample_ref (sample);
+  return t;
+}
+
+/* Decode an image file to GRAY8 with GStreamer's own elements. */
+static TmTemplate *
+template_load_file (GstCudaTemplateMatch * self, const gchar * path,
+    GError ** err)
+{
+  GstElement *pipe, *src, *sink;
+  GstBus *bus;
+  GstMessage *msg;
+  GstSample *sample = NULL;
+  TmTemplate *t = NULL;
+
+  pipe = gst_parse_launch ("filesrc name=src ! decodebin ! videoconvert ! "
+      "video/x-raw,format=GRAY8 ! appsink name=sink sync=false max-buffers=1",
+      err);
+  if (!pipe)
+    return NULL;
+  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  g_object_set (src, "location", path, NULL);
+  bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PAUSED);
+  msg = gst_bus_timed_pop_filtered (bus, TEMPLATE_LOAD_TIMEOUT,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_ASYNC_DONE);
+  if (!msg) {
+    g_set_error (err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "decoding timed out");
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *e = NULL;
+    gst_message_parse_error (msg, &e, NULL);
+    g_set_error (err, e->domain, e->code, "%s", e->message);
+    g_error_free (e);
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
+    g_set_error (err, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+        "the file holds no image");
+  } else {
+    g_signal_emit_by_name (sink, "pull-preroll", &sample);
+    if (!sample)
+      g_set_error (err, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+          "the file holds no image");
+  }
+  if (msg)
+    gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  if (sample) {
+    t = template_from_gray8 (sample, err);
+    gst_sample_unref (sample);
+  }
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  GST_DEBUG_OBJECT (self, "template %s: %s", path, t ? "loaded" : "failed");
+  return t;
+}
+
+/* Replace the template (and the load error) under the lock. */
+static void
+set_template (GstCudaTemplateMatch * self, TmTemplate * t, gchar * path,
+    gchar * error)
+{
+  TmTemplate *old;
+
+  GST_OBJECT_LOCK (self);
+  old = self->tmpl;
+  self->tmpl = t;
+  g_free (self->template_path);
+  self->template_path = path;
+  g_free (self->tmpl_error);
+  self->tmpl_error = error;
+  GST_OBJECT_UNLOCK (self);
+  tm_template_unref (old);
+}
+
+static void
+load_template_path (GstCudaTemplateMatch * self, const gchar * path)
+{
+  GError *err = NULL;
+  TmTemplate *t;
+
+  if (!path || !*path) {
+    set_template (self, NULL, NULL, NULL);
+    return;
+  }
+  t = template_load_file (self, path, &err);
+  if (t) {
+    GST_INFO_OBJECT (self, "template %s: %dx%d", path, t->cv.plane.width,
+        t->cv.plane.height);
+    set_template (self, t, g_strdup (path), NULL);
+  } else {
+    gchar *msg = g_strdup_printf ("'%s': %s", path,
+        err ? err->message : "unknown error");
+    GST_WARNING_OBJECT (self, "could not load the template %s", msg);
+    set_template (self, NULL, g_strdup (path), msg);
+  }
+  g_clear_error (&err);
+}
+
+static void
+load_template_sample (GstCudaTemplateMatch * self, GstSample * sample)
+{
+  GError *err = NULL;
+  GstSample *gray;
+  GstCaps *caps;
+  TmTemplate *t = NULL;
+
+  if (!sample) {
+    set_template (self, NULL, NULL, NULL);
+    return;
+  }
+  caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
+      "GRAY8", NULL);
+  gray = gst_video_convert_sample (sample, caps, TEMPLATE_LOAD_TIMEOUT, &err);
+  gst_caps_unref (caps);
+  if (gray) {
+    t = template_from_gray8 (gray, &err);
+    gst_sample_unref (gray);
+  }
+  if (t) {
+    set_template (self, t, NULL, NULL);
+  } else {
+    gchar *msg = g_strdup_printf ("template-sample: %s",
+        err ? err->message : "could not convert it to GRAY8");
+    GST_WARNING_OBJECT (self, "could not use the template %s", msg);
+    set_template (self, NULL, NULL, msg);
+  }
+  g_clear_error (&err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Caps */
+
+/* Frames pass through (same caps, in system or CUDA memory); with
+ * score-map the output is a GRAY8 or GRAY16_LE image of the frame's size.
+ * The base intersects with the pad templates and handles memory features. */
+static GstCaps *
+gst_cuda_template_match_transform_format_caps (GstCudaVisionBase * base,
+    GstPadDirection direction, GstCaps * caps)
+{
+  GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
+  gboolean score_map;
+  GstCaps *res;
+  guint i;
+
+  GST_OBJECT_LOCK (self);
+  score_map = self->score_map;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!score_map)
+    return gst_caps_ref (caps);
+
+  res = gst_caps_copy (caps);
+  for (i = 0; i < gst_caps_get_size (res); i++)
+    gst_structure_remove_fields (gst_caps_get_structure (res, i), "format",
+        "colorimetry", "chroma-site", NULL);
+  if (direction == GST_PAD_SINK) {
+    GstCaps *fmts = gst_caps_from_string ("video/x-raw, format=(string) "
+        "{ GRAY8, GRAY16_LE }");
+    GstCaps *t = gst_caps_intersect_full (res, fmts, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (res);
+    gst_caps_unref (fmts);
+    res = t;
+  }
+  return gst_caps_simplify (res);
+}
+
+static gboolean
+gst_cuda_template_match_set_info (GstCudaVisionBase * base, GstCaps * incaps,
+    const GstVideoInfo * in_info, GstCaps * outcaps,
+    const GstVideoInfo * out_info)
+{
+  GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
+  CvLumaLayout l = { 1, -1, -1, -1 };
+  gboolean score_map;
+
+  GST_OBJECT_LOCK (self);
+  score_map = self->score_map;
+  GST_OBJECT_UNLOCK (self);
+
+  if (GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info) ||
+      GST_VIDEO_INFO_HEIGHT (in_info) != GST_VIDEO_INFO_HEIGHT (out_info)) {
+    GST_ERROR_OBJECT (self, "output must have the input's size");
+    return FALSE;
+  }
+  if (score_map) {
+    switch (GST_VIDEO_INFO_FORMAT (out_info)) {
+      case GST_VIDEO_FORMAT_GRAY8:
+        self->map_bits = 8;
+        break;
+      case GST_VIDEO_FORMAT_GRAY16_LE:
+        self->map_bits = 16;
+        break;
+      default:
+        GST_ERROR_OBJECT (self, "score-map output must be GRAY8 or GRAY16_LE");
+        return FALSE;
+    }
+  } else {
+    if (GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_INFO_FORMAT (out_info)) {
+      GST_ERROR_OBJECT (self, "frames pass through: output caps must equal "
+          "the input caps");
+      return FALSE;
+    }
+    self->map_bits = 0;
+  }
+#if G_BYTE_ORDER != G_LITTLE_ENDIAN
+  if (self->map_bits == 16) {
+    GST_ERROR_OBJECT (self, "GRAY16_LE score map on a big-endian host");
+    return FALSE;
+  }
+#endif
+
+  switch (GST_VIDEO_INFO_FORMAT (in_info)) {
+    case GST_VIDEO_FORMAT_GRAY8:
+    case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_I420:
+      /* the Y plane is the luma: the only plane the GPU needs */
+      gst_cuda_vision_base_set_upload_planes (base, 1);
+      break;
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
+      l.bpp = GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0);
+      l.r = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_R);
+      l.g = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_G);
+      l.b = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_B);
+      break;
+    default:
+      GST_ERROR_OBJECT (self, "unsupported format %s",
+          GST_VIDEO_INFO_NAME (in_info));
+      return FALSE;
+  }
+  self->layout = l;
+  gst_cuda_vision_base_set_output_is_input (base, self->map_bits == 0);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Frames */
+
+static void
+gst_cuda_template_match_get_params (GstCudaVisionBase * base,
+    gpointer params)
+{
+  GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
+  TmParams *p = params;
+  TmTemplate *t;
+
+  /* process_cpu/process_cuda run right after this, in this thread: they
+   * take the template and the load error snapshot from here */
+  tm_template_unref (self->frame_tmpl);
+  g_clear_pointer (&self->frame_error, g_free);
+
+  GST_OBJECT_LOCK (self);
+  p->cv.method = self->method;
+  p->cv.max_matches = self->max_matches;
+  p->cv.threshold = self->threshold;
+  p->cv.score_map = self->map_bits;
+  p->display = self->display;
+  t = self->tmpl;
+  self->frame_tmpl = t ? g_atomic_rc_box_acquire (t) : NULL;
+  self->frame_error = g_strdup (self->tmpl_error);
+  GST_OBJECT_UNLOCK (self);
+}
+
+static TmScratch *
+scratch_get (GstCudaVisionFrame * frame)
+{
+  if (!*frame->scratch)
+    *frame->scratch = g_new0 (TmScratch, 1);
+  return *frame->scratch;
+}
+
+/* Shared checks before matching. Returns CV_OK and sets *go when the frame
+ * is to be matched with sc->tmpl. */
+static int
+prepare_frame (GstCudaTemplateMatch * self, GstCudaVisionFrame * frame,
+    TmScratch * sc, gboolean * go)
+{
+  const TmParams *p = frame->params;
+  gchar *error = self->frame_error;
+  TmTemplate *t = self->frame_tmpl;
+  gint w = GST_VIDEO_INFO_WIDTH (frame->in_info);
+  gint h = GST_VIDEO_INFO_HEIGHT (frame->in_info);
+
+  *go = FALSE;
+  self->frame_tmpl = NULL;
+  self->frame_error = NULL;
+  tm_template_unref (sc->tmpl);
+  sc->tmpl = t;
+  sc->matched = FALSE;
+
+  if (error) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+        ("Could not load the template %s", error), (NULL));
+    g_free (error);
+    return CV_ERROR_INVALID_ARGUMENT;
+  }
+  if (!t) {
+    if (!self->warned_no_template)
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+          ("No template set: frames pass through without matching"),
+          ("set the template or template-sample property"));
+    self->warned_no_template = TRUE;
+    return CV_OK;
+  }
+  self->warned_no_template = FALSE;
+  if (t->cv.plane.width > w || t->cv.plane.height > h) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("The template (%dx%d) is larger than the frame (%dx%d)",
+            t->cv.plane.width, t->cv.plane.height, w, h), (NULL));
+    return CV_ERROR_INVALID_ARGUMENT;
+  }
+  if (t->cv.flat && p->cv.method == CV_TM_CCOEFF_NORMED
+      && self->warned_flat_id != t->cv.id) {
+    self->warned_flat_id = t->cv.id;
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("The template is flat (all pixels equal): ccoeff-normed scores "
+            "are 1 everywhere"), ("OpenCV's definition for a zero-variance "
+            "template; use another method"));
+  }
+  *go = TRUE;
+  return CV_OK;
+}
+
+static int
+gst_cuda_template_match_process_cpu (GstCudaVisionBase * base,
+    GstCudaVisionFrame * frame)
+{
+  GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
+  const TmParams *p = frame->params;
+  TmScratch *sc = scratch_get (frame);
+  gboolean go;
+  int status = prepare_frame (self, frame, sc, &go);
+
+  if (status != CV_OK)
+    return status;
+  if (!go) {
+    /* no template: an empty score map */
+    if (p->cv.score_map) {
+      CvPlane *o = &frame->out[0];
+      gint y;
+      for (y = 0; y < o->height; y++)
+        memset (o->data + (gsize) y * o->stride, 0,
+            (gsize) o->width * (p->cv.score_map / 8));
+    }
+    return CV_OK;
+  }
+  if (!sc->result)
+    sc->result = g_new0 (CvTemplateMatchResult, 1);
+  status = cv_template_match_cpu (&frame->in[0], self->layout, &sc->tmpl->cv,
+      &p->cv, p->cv.score_map ? &frame->out[0] : NULL, sc->result);
+  sc->matched = status == CV_OK;
+  return status;
+}
+
+#ifdef HAVE_CUDA
+static int
+gst_cuda_template_match_process_cuda (GstCudaVisionBase * base,
+    GstCudaVisionFrame * frame)
+{
+  GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
+  const TmParams *p = frame->params;
+  TmScratch *sc = scratch_get (frame);
+  gboolean go;
+  int status = prepare_frame (self, frame, sc, &go);
+
+  if (status != CV_OK)
+    return status;
+  if (!go) {
+    if (p->cv.score_map) {
+      CvPlane *o = &frame->out[0];
+      return (int) cudaMemset2DAsync (o->data, o->stride, 0,
+          (gsize) o->width * (p->cv.score_map / 8), o->height,
+          (cudaStream_t) frame->stream);
+    }
+    return CV_OK;
+  }
+  if (!sc->result) {
+    cudaError_t e = cudaHostAlloc ((void **) &sc->result,
+        sizeof (CvTemplateMatchResult), cudaHostAllocPortable);
+    if (e != cudaSuccess) {
+      sc->result = NULL;
+      return (int) e;
+    }
+    sc->pinned = TRUE;
+  }
+  status = cv_template_match_cuda (&frame->in[0], self->layout,
+      &sc->tmpl->cv, &p->cv, p->cv.score_map ? &frame->out[0] : NULL,
+      sc->result, &sc->ws, frame->stream);
+  sc->matched = status == CV_OK;
+  return status;
+}
+#endif
+
+static void
+gst_cuda_template_match_free_scratch (GstCudaVisionBase * base,
+    gpointer scratch)
+{
+  TmScratch *sc = scratch;
+
+#ifdef HAVE_CUDA
+  if (sc->pinned)
+    cudaFreeHost (sc->result);
+  else
+    g_free (sc->result);
+  cv_template_match_cuda_free (sc->ws);
+#else
+  g_free (sc->result);
+#endif
+  tm_template_unref (sc->tmpl);
+  g_free (sc);
+}
+
+/* Draw a 2-pixel rectangle outline: white in the luma of YUV/GRAY frames,
+ * green in RGB frames. */
+static void
+draw_rect (GstVideoFrame * f, gint x0, gint y0, gint rw, gint rh)
+{
+  const GstVideoFormatInfo *fi = f->info.finfo;
+  gboolean rgb = GST_VIDEO_FORMAT_INFO_IS_RGB (fi);
+  gint w = GST_VIDEO_FRAME_WIDTH (f), h = GST_VIDEO_FRAME_HEIGHT (f);
+  gint x, y, x1 = MIN (x0 + rw, w) - 1, y1 = MIN (y0 + rh, h) - 1;
+
+  for (y = y0; y <= y1; y++) {
+    gboolean edge_row = y - y0 < 2 || y1 - y < 2;
+    for (x = x0; x <= x1; x++) {
+      if (!edge_row && x - x0 >= 2 && x1 - x >= 2)
+        continue;
+      if (rgb) {
+        static const guint8 color[3] = { 0, 255, 0 };
+        gint c;
+        for (c = 0; c < 3; c++)
+          ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c))[(gsize) y *
+              GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
+              (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c)] = color[c];
+      } else {
+        ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, 0))[(gsize) y *
+            GST_VIDEO_FRAME_COMP_STRIDE (f, 0) +
+            (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, 0)] = 255;
+      }
+    }
+  }
+}
+
+static GstStructure *
+match_structure (const gchar * name, const CvTemplateMatch * m, gint tw,
+    gint th)
+{
+  return gst_structure_new (name,
+      "x", G_TYPE_UINT, (guint) m->x, "y", G_TYPE_UINT, (guint) m->y,
+      "width", G_TYPE_UINT, (guint) tw, "height", G_TYPE_UINT, (guint) th,
+      "result", G_TYPE_DOUBLE, m->score, NULL);
+}
+
+static GstFlowReturn
+gst_cuda_template_match_finish_frame (GstCudaVisionBase * base,
+    GstCudaVisionFrame * frame, GstBuffer ** outbuf)
+{
+  GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
+  const TmParams *p = frame->params;
+  TmScratch *sc = *frame->scratch;
+  const CvTemplateMatchResult *r;
+  GstStructure *st;
+  GValue list = G_VALUE_INIT;
+  gint tw, th, i;
+
+  if (!sc || !sc->matched || !sc->tmpl)
+    return GST_FLOW_OK;
+  r = sc->result;
+  tw = sc->tmpl->cv.plane.width;
+  th = sc->tmpl->cv.plane.height;
+
+  if (r->count > 0)
+    st = match_structure ("template_match", &r->match[0], tw, th);
+  else
+    st = gst_structure_new_empty ("template_match");
+  gst_value_list_init (&list, r->count);
+  for (i = 0; i < r->count; i++) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, match_structure ("match", &r->match[i], tw, th));
+    gst_value_list_append_and_take_value (&list, &v);
+  }
+  gst_structure_set (st, "count", G_TYPE_UINT, (guint) r->count,
+      "method", G_TYPE_STRING, method_nick (p->cv.method),
+      "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (*outbuf), NULL);
+  gst_structure_take_value (st, "matches", &list);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), st));
+
+  if (r->count == 0)
+    return GST_FLOW_OK;
+  *outbuf = gst_buffer_make_writable (*outbuf);
+  for (i = 0; i < r->count; i++) {
+    GstVideoRegionOfInterestMeta *meta =
+        gst_buffer_add_video_region_of_interest_meta (*outbuf,
+        "template-match", r->match[i].x, r->match[i].y, tw, th);
+    gst_video_region_of_interest_meta_add_param (meta,
+        gst_structure_new ("template-match", "score", G_TYPE_DOUBLE,
+            r->match[i].score, "rank", G_TYPE_UINT, (guint) i, NULL));
+  }
+  if (p->display && !p->cv.score_map) {
+    GstVideoFrame f;
+    if (gst_video_frame_map (&f, frame->in_info, *outbuf, GST_MAP_READWRITE)) {
+      for (i = 0; i < r->count; i++)
+        draw_rect (&f, r->match[i].x, r->match[i].y, tw, th);
+      gst_video_frame_unmap (&f);
+    } else {
+      GST_WARNING_OBJECT (self, "could not map the frame to draw on it");
+    }
+  }
+  return GST_FLOW_OK;
+}
+
+static gboolean
+gst_cuda_template_match_stop (GstBaseTransform * trans)
+{
+  GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (trans);
+  gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+
+  tm_template_unref (self->frame_tmpl);
+  self->frame_tmpl = NULL;
+  g_clear_pointer (&self->frame_error, g_free);
+  self->warned_no_template = FALSE;
+  self->warned_flat_id = 0;
+  return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Properties */
+
+static void
+gst_cuda_template_match_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (object);
+  gboolean reconfigure = FALSE;
+
+  switch (prop_id) {
+    case PROP_TEMPLATE:
+      load_template_path (self, g_value_get_string (value));
+      return;
+    case PROP_TEMPLATE_SAMPLE:
+      load_template_sample (self, g_value_get_boxed (value));
+      return;
+    default:
+      break;
+  }
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_METHOD:
+      self->method = g_value_get_enum (value);
+      break;
+    case PROP_MAX_MATCHES:
+      self->max_matches = g_value_get_uint (value);
+      break;
+    case PROP_THRESHOLD:
+      self->threshold = g_value_get_double (value);
+      break;
+    case PROP_DISPLAY:
+      self->display = g_value_get_boolean (value);
+      break;
+    case PROP_SCORE_MAP:
+      reconfigure = self->score_map != g_value_get_boolean (value);
+      self->score_map = g_value_get_boolean (value);
+      /* frames pass through unless the score map replaces them */
+      gst_cuda_vision_base_set_output_is_input (GST_CUDA_VISION_BASE (self),
+          !self->score_map);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (reconfigure)
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+}
+
+static void
+gst_cuda_template_match_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_METHOD:
+      g_value_set_enum (value, self->method);
+      break;
+    case PROP_TEMPLATE:
+      g_value_set_string (value, self->template_path);
+      break;
+    case PROP_TEMPLATE_SAMPLE:
+      g_value_set_boxed (value, self->tmpl ? self->tmpl->sample : NULL);
+      break;
+    case PROP_MAX_MATCHES:
+      g_value_set_uint (value, self->max_matches);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_double (value, self->threshold);
+      break;
+    case PROP_DISPLAY:
+      g_value_set_boolean (value, self->display);
+      break;
+    case PROP_SCORE_MAP:
+      g_value_set_boolean (value, self->score_map);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_template_match_finalize (GObject * object)
+{
+  GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (object);
+
+  tm_template_unref (self->tmpl);
+  tm_template_unref (self->frame_tmpl);
+  g_free (self->template_path);
+  g_free (self->tmpl_error);
+  g_free (self->frame_error);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaVisionBaseClass *base_class = GST_CUDA_VISION_BASE_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_template_match_debug,
+      "cudatemplatematch", 0, "Template matching");
+
+  gobject_class->set_property = gst_cuda_template_match_set_property;
+  gobject_class->get_property = gst_cuda_template_match_get_property;
+  gobject_class->finalize = gst_cuda_template_match_finalize;
+
+  /**
+   * GstCudaTemplateMatch:method:
+   * Matching score, OpenCV's matchTemplate definitions: sqdiff (SSD, lower
+   * is better), sqdiff-normed (lower is better), ccorr-normed (0..1,
+   * higher is better), ccoeff-normed (Pearson correlation, -1..1, higher
+   * is better). Takes effect at the next frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_METHOD,
+      g_param_spec_enum ("method", "Method",
+          "Matching score (OpenCV's matchTemplate methods)",
+          GST_TYPE_CUDA_TEMPLATE_MATCH_METHOD, DEFAULT_METHOD,
+          flags | GST_PARAM_CONTROLLABLE));
+  /**
+   * GstCudaTemplateMatch:template:
+   * Path of the template image (any format GStreamer decodes; its luma is
+   * used), 1x1 up to the frame's size. Loaded when set (also while
+   * playing). NULL or "" removes the template. A file that cannot be
+   * loaded makes the next frame fail with an element error. Reads back
+   * NULL when the template came from template-sample.
+   */
+  g_object_class_install_property (gobject_class, PROP_TEMPLATE,
+      g_param_spec_string ("template", "Template",
+          "Template image file (decoded with GStreamer, matched on luma)",
+          NULL, flags));
+  /**
+   * GstCudaTemplateMatch:template-sample:
+   * The template as a GstSample of raw video (any format
+   * gst_video_convert_sample() converts to GRAY8), for applications.
+   * Reads back the GRAY8 sample in use (from either property). The last
+   * of template / template-sample set wins.
+   */
+  g_object_class_install_property (gobject_class, PROP_TEMPLATE_SAMPLE,
+      g_param_spec_boxed ("template-sample", "Template sample",
+          "Template as a GstSample of raw video (converted to GRAY8)",
+          GST_TYPE_SAMPLE, flags));
+  /**
+   * GstCudaTemplateMatch:max-matches:
+   * Most matches reported per frame, 1..64. Further matches never overlap
+   * earlier ones (non-maximum suppression).
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_MATCHES,
+      g_param_spec_uint ("max-matches", "Max matches",
+          "Most matches reported per frame (non-overlapping)", 1,
+          CV_TEMPLATE_MATCH_MAX_MATCHES, DEFAULT_MAX_MATCHES,
+          flags | GST_PARAM_CONTROLLABLE));
+  /**
+   * GstCudaTemplateMatch:threshold:
+   * Scores worse than this are not reported: sqdiff / sqdiff-normed report
+   * only score <= threshold (a negative threshold: no limit);
+   * ccorr-normed / ccoeff-normed report only score >= threshold. Default
+   * -1: no limit for every method.
+   */
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_double ("threshold", "Threshold",
+          "Worst score reported (<= for sqdiff methods, negative = no "
+          "limit; >= for correlation methods)", -G_MAXDOUBLE, G_MAXDOUBLE,
+          DEFAULT_THRESHOLD, flags | GST_PARAM_CONTROLLABLE));
+  /**
+   * GstCudaTemplateMatch:display:
+   * Draw a 2-pixel rectangle around each match (white luma for YUV/GRAY,
+   * green for RGB). Ignored with score-map.
+   */
+  g_object_class_install_property (gobject_class, PROP_DISPLAY,
+      g_param_spec_boolean ("display", "Display",
+          "Draw rectangles around the matches", DEFAULT_DISPLAY,
+          flags | GST_PARAM_CONTROLLABLE));
+  /**
+   * GstCudaTemplateMatch:score-map:
+   * Output the score image instead of the frame: GRAY8 or GRAY16_LE (as
+   * negotiated) of the frame's size, the score of the window with top-left
+   * (x, y) at (x, y), 0 where the template does not fit; see the docs for
+   * the scaling. Changing it renegotiates the output caps.
+   */
+  g_object_class_install_property (gobject_class, PROP_SCORE_MAP,
+      g_param_spec_boolean ("score-map", "Score map",
+          "Output the score image (GRAY8/GRAY16_LE) instead of the frame",
+          DEFAULT_SCORE_MAP, flags));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA template matching", "Filter/Analyzer/Video",
+      "Finds a template in the frames by SSD or normalized correlation "
+      "(OpenCV's matchTemplate methods), on the GPU or the CPU",
+      "gst-cuda-vision developers");
+
+  base_class->transform_format_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_template_match_transform_format_caps);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_template_match_stop);
+
+  base_class->params_size = sizeof (TmParams);
+  base_class->get_params =
+      GST_DEBUG_FUNCPTR (gst_cuda_template_match_get_params);
+  base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_template_match_set_info);
+  base_class->process_cpu =
+      GST_DEBUG_FUNCPTR (gst_cuda_template_match_process_cpu);
+#ifdef HAVE_CUDA
+  base_class->process_cuda =
+      GST_DEBUG_FUNCPTR (gst_cuda_template_match_process_cuda);
+#endif
+  base_class->finish_frame =
+      GST_DEBUG_FUNCPTR (gst_cuda_template_match_finish_frame);
+  base_class->free_scratch =
+      GST_DEBUG_FUNCPTR (gst_cuda_template_match_free_scratch);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_TEMPLATE_MATCH_METHOD, 0);
+}
+
+static void
+gst_cuda_template_match_init (GstCudaTemplateMatch * self)
+{
+  self->method = DEFAULT_METHOD;
+  self->max_matches = DEFAULT_MAX_MATCHES;
+  self->threshold = DEFAULT_THRESHOLD;
+  self->display = DEFAULT_DISPLAY;
+  self->score_map = DEFAULT_SCORE_MAP;
+  gst_cuda_vision_base_set_output_is_input (GST_CUDA_VISION_BASE (self),
+      !self->score_map);
+}

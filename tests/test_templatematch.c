@@ -1,0 +1,1321 @@
+/* cudatemplatematch: scores and locations against an independent
+ * double-precision reference, template sizes 1x1 .. frame, formats, real
+ * frames, NMS and threshold, messages and metas, bad input, template
+ * changes while playing, score map, GPU == CPU.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cvtest.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+
+enum
+{ SQDIFF, SQDIFF_NORMED, CCORR_NORMED, CCOEFF_NORMED };
+static const gchar *method_names[] = { "sqdiff", "sqdiff-normed",
+  "ccorr-normed", "ccoeff-normed"
+};
+
+/* ---- the reference: direct sums in double, from the definitions ---- */
+
+static int
+ref_luma (GstVideoFrame * f, int x, int y)
+{
+  const GstVideoFormatInfo *fi = f->info.finfo;
+
+  if (GST_VIDEO_FORMAT_INFO_IS_YUV (fi) || GST_VIDEO_FORMAT_INFO_IS_GRAY (fi)) {
+    const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, 0) +
+        y * GST_VIDEO_FRAME_COMP_STRIDE (f, 0);
+    return row[x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, 0)];
+  } else {
+    int c[3], i;
+    for (i = 0; i < 3; i++) {
+      const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, i) +
+          y * GST_VIDEO_FRAME_COMP_STRIDE (f, i);
+      c[i] = row[x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, i)];
+    }
+    return (77 * c[0] + 150 * c[1] + 29 * c[2] + 128) / 256;
+  }
+}
+
+/* luma of a frame as doubles */
+static double *
+frame_luma (GstBuffer * buf, const GstVideoInfo * info)
+{
+  int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  double *l = g_new (double, (gsize) w * h);
+  GstVideoFrame f;
+  int x, y;
+
+  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      l[(gsize) y * w + x] = ref_luma (&f, x, y);
+  gst_video_frame_unmap (&f);
+  return l;
+}
+
+/* The score of one window straight from the definition (OpenCV's
+ * matchTemplate documentation): R = sum (T - I)^2, sum (T - I)^2 /
+ * sqrt (sum T^2 sum I^2), sum T I / sqrt (...), and the Pearson
+ * correlation of T and the window; a flat template gives 1 for
+ * ccoeff-normed, a zero denominator gives 0 (correlations) or n / 0
+ * (sqdiff-normed). */
+static double
+ref_score (const double *img, int w, const double *t, int tw, int th,
+    int x, int y, int method)
+{
+  double n = (double) tw * th, st = 0, si = 0, sd = 0, stt = 0, sii = 0,
+      sti = 0, mt, mi, num = 0, dt = 0, di = 0;
+  int i, j;
+
+  for (j = 0; j < th; j++)
+    for (i = 0; i < tw; i++) {
+      double a = t[j * tw + i], b = img[(gsize) (y + j) * w + x + i];
+      st += a;
+      si += b;
+      sd += (a - b) * (a - b);
+      stt += a * a;
+      sii += b * b;
+      sti += a * b;
+    }
+  switch (method) {
+    case SQDIFF:
+      return sd;
+    case SQDIFF_NORMED:
+      return sd / sqrt (stt * sii);
+    case CCORR_NORMED:
+      return stt * sii > 0 ? sti / sqrt (stt * sii) : 0;
+    default:
+      mt = st / n;
+      mi = si / n;
+      for (j = 0; j < th; j++)
+        for (i = 0; i < tw; i++) {
+          double a = t[j * tw + i] - mt;
+          double b = img[(gsize) (y + j) * w + x + i] - mi;
+          num += a * b;
+          dt += a * a;
+          di += b * b;
+        }
+      if (dt == 0)
+        return 1;
+      if (di < 1e-9)
+        return 0;
+      return num / sqrt (dt * di);
+  }
+}
+
+static gboolean
+lower_is_better (int method)
+{
+  return method == SQDIFF || method == SQDIFF_NORMED;
+}
+
+/* Reference score map (rw x rh) and its best window (first in raster
+ * order among equal scores, NaN skipped). */
+static double *
+ref_map (const double *img, int w, int h, const double *t, int tw, int th,
+    int method, int *bx, int *by)
+{
+  int rw = w - tw + 1, rh = h - th + 1, x, y;
+  double *m = g_new (double, (gsize) rw * rh), best = 0;
+  gboolean have = FALSE;
+
+  for (y = 0; y < rh; y++)
+    for (x = 0; x < rw; x++) {
+      double r = ref_score (img, w, t, tw, th, x, y, method);
+      m[(gsize) y * rw + x] = r;
+      if (isnan (r))
+        continue;
+      if (!have || (lower_is_better (method) ? r < best : r > best)) {
+        best = r;
+        *bx = x;
+        *by = y;
+        have = TRUE;
+      }
+    }
+  fail_unless (have);
+  return m;
+}
+
+/* ---- running the element ---- */
+
+typedef struct
+{
+  guint x, y, width, height;
+  double result;
+} Match;
+
+/* A GstSample holding a GRAY8 template of tw x th from doubles. */
+static GstSample *
+gray8_sample (const double *t, int tw, int th)
+{
+  GstVideoInfo info;
+  GstBuffer *buf;
+  GstVideoFrame f;
+  GstCaps *caps;
+  GstSample *s;
+  int x, y;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, tw, th);
+  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
+  for (y = 0; y < th; y++)
+    for (x = 0; x < tw; x++)
+      ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x] = (guint8) t[y * tw + x];
+  gst_video_frame_unmap (&f);
+  caps = gst_video_info_to_caps (&info);
+  s = gst_sample_new (buf, caps, NULL, NULL);
+  gst_caps_unref (caps);
+  gst_buffer_unref (buf);
+  return s;
+}
+
+/* Messages of the element under test: a bus whose sync handler keeps
+ * every message in order (gst_bus_pop_filtered would drop the others). */
+static GMutex msg_lock;
+
+static GstBusSyncReply
+keep_message (G_GNUC_UNUSED GstBus * bus, GstMessage * msg, gpointer data)
+{
+  GQueue *q = data;
+
+  g_mutex_lock (&msg_lock);
+  g_queue_push_tail (q, gst_message_ref (msg));
+  g_mutex_unlock (&msg_lock);
+  return GST_BUS_DROP;
+}
+
+static GstBus *
+collecting_bus (void)
+{
+  GstBus *bus = gst_bus_new ();
+  GQueue *q = g_queue_new ();
+
+  g_object_set_data_full (G_OBJECT (bus), "queue", q, NULL);
+  gst_bus_set_sync_handler (bus, keep_message, q, NULL);
+  return bus;
+}
+
+static void
+free_bus (GstBus * bus)
+{
+  GQueue *q = g_object_get_data (G_OBJECT (bus), "queue");
+
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  g_queue_free_full (q, (GDestroyNotify) gst_message_unref);
+  gst_object_unref (bus);
+}
+
+/* the first kept message of a type, removed from the queue */
+static GstMessage *
+take_message (GstBus * bus, GstMessageType type)
+{
+  GQueue *q = g_object_get_data (G_OBJECT (bus), "queue");
+  GstMessage *found = NULL;
+  GList *l;
+
+  g_mutex_lock (&msg_lock);
+  for (l = q->head; l; l = l->next)
+    if (GST_MESSAGE_TYPE (l->data) & type) {
+      found = l->data;
+      g_queue_delete_link (q, l);
+      break;
+    }
+  g_mutex_unlock (&msg_lock);
+  return found;
+}
+
+/* The template_match message's matches; returns the count, or -1 when
+ * there was no message. */
+static int
+pop_matches (GstBus * bus, Match * out, int max)
+{
+  GstMessage *msg;
+  int n = -1;
+
+  while ((msg = take_message (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *s = gst_message_get_structure (msg);
+    if (gst_structure_has_name (s, "template_match")) {
+      const GValue *list = gst_structure_get_value (s, "matches");
+      guint count, i;
+      fail_unless (list && GST_VALUE_HOLDS_LIST (list));
+      fail_unless (gst_structure_get_uint (s, "count", &count));
+      fail_unless_equals_int (gst_value_list_get_size (list), count);
+      n = count;
+      for (i = 0; i < count && (int) i < max; i++) {
+        const GstStructure *m =
+            gst_value_get_structure (gst_value_list_get_value (list, i));
+        fail_unless (gst_structure_get_uint (m, "x", &out[i].x));
+        fail_unless (gst_structure_get_uint (m, "y", &out[i].y));
+        fail_unless (gst_structure_get_uint (m, "width", &out[i].width));
+        fail_unless (gst_structure_get_uint (m, "height", &out[i].height));
+        fail_unless (gst_structure_get_double (m, "result", &out[i].result));
+      }
+      if (count > 0) {
+        /* the best match also in the top-level fields, as the opencv
+         * plugin's templatematch posts it */
+        guint x, y;
+        double r;
+        fail_unless (gst_structure_get_uint (s, "x", &x));
+        fail_unless (gst_structure_get_uint (s, "y", &y));
+        fail_unless (gst_structure_get_double (s, "result", &r));
+        fail_unless (x == out[0].x && y == out[0].y && r == out[0].result);
+      } else {
+        fail_if (gst_structure_has_field (s, "x"));
+      }
+      gst_message_unref (msg);
+      break;
+    }
+    gst_message_unref (msg);
+  }
+  return n;
+}
+
+typedef struct
+{
+  const gchar *backend;
+  int method;
+  guint max_matches;
+  double threshold;
+} RunOpts;
+
+/* One frame through the element; returns the number of matches. */
+static int
+run_match (const RunOpts * o, const GstVideoInfo * info, GstBuffer * in,
+    GstSample * templ, Match * out, int max)
+{
+  GstHarness *h = cvtest_harness_new ("cudatemplatematch", o->backend);
+  GstBus *bus = collecting_bus ();
+  GstBuffer *ob;
+  int n;
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "template-sample", templ, "max-matches",
+      o->max_matches ? o->max_matches : 1, "threshold", o->threshold,
+      "pipeline-depth", 1, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "method",
+      method_names[o->method]);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  ob = gst_harness_pull (h);
+  fail_unless (ob != NULL);
+  /* ROI metas: one per match, same rectangles */
+  n = pop_matches (bus, out, max);
+  fail_unless (n >= 0, "no template_match message");
+  {
+    gpointer state = NULL;
+    GstMeta *meta;
+    int k = 0;
+    while ((meta = gst_buffer_iterate_meta_filtered (ob, &state,
+                GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+      GstVideoRegionOfInterestMeta *roi =
+          (GstVideoRegionOfInterestMeta *) meta;
+      GstStructure *p =
+          gst_video_region_of_interest_meta_get_param (roi, "template-match");
+      double score;
+      fail_unless_equals_string (g_quark_to_string (roi->roi_type),
+          "template-match");
+      fail_unless (k < n && k < max);
+      fail_unless (roi->x == out[k].x && roi->y == out[k].y
+          && roi->w == out[k].width && roi->h == out[k].height);
+      fail_unless (p && gst_structure_get_double (p, "score", &score));
+      fail_unless (score == out[k].result);
+      k++;
+    }
+    fail_unless_equals_int (k, n);
+  }
+  gst_buffer_unref (ob);
+  gst_element_set_bus (h->element, NULL);
+  free_bus (bus);
+  gst_harness_teardown (h);
+  return n;
+}
+
+/* scores within 1e-4 (normed) or relative 1e-5 (sqdiff) */
+static gboolean
+score_close (int method, double got, double ref)
+{
+  if (isinf (ref))
+    return isinf (got) && (got > 0) == (ref > 0);
+  if (method == SQDIFF)
+    return fabs (got - ref) <= 1e-5 * MAX (1.0, fabs (ref));
+  return fabs (got - ref) <= 1e-4;
+}
+
+/* The element's best match against the reference: same location (or a
+ * window whose reference score ties the best within float precision, the
+ * scores being stored as float as OpenCV does), score close. */
+static void
+check_best (const gchar * what, int method, const Match * m,
+    const double *map, int rw, int bx, int by)
+{
+  double best = map[(gsize) by * rw + bx];
+  double at = map[(gsize) m->y * rw + m->x];
+  double tie = 2e-7 * MAX (1.0, fabs (best));
+
+  fail_unless (m->x == (guint) bx && m->y == (guint) by
+      ? TRUE : fabs (at - best) <= tie,
+      "%s: best at (%u,%u) score %.9g, reference (%d,%d) %.9g", what, m->x,
+      m->y, m->result, bx, by, best);
+  fail_unless (score_close (method, m->result, best),
+      "%s: score %.9g, reference %.9g", what, m->result, best);
+}
+
+/* random template (or cut from the frame at (cx, cy) when cx >= 0) */
+static double *
+make_template (const double *img, int w, int tw, int th, int cx, int cy,
+    GRand * rand)
+{
+  double *t = g_new (double, tw * th);
+  int i;
+
+  for (i = 0; i < tw * th; i++)
+    t[i] = cx >= 0 ? img[(gsize) (cy + i / tw) * w + cx + i % tw] :
+        g_rand_int_range (rand, 0, 256);
+  return t;
+}
+
+static void
+check_against_reference (GstVideoFormat fmt, int w, int h, guint pad, int tw,
+    int th, gboolean cut, guint32 seed)
+{
+  GstVideoInfo info;
+  GRand *rand = g_rand_new_with_seed (seed);
+  GstBuffer *in;
+  double *img, *t;
+  GstSample *ts;
+  int method;
+
+  gst_video_info_set_format (&info, fmt, w, h);
+  in = cvtest_random_frame (&info, pad, rand);
+  img = frame_luma (in, &info);
+  t = make_template (img, w, tw, th, cut ? (w - tw) / 3 : -1,
+      cut ? (h - th) / 2 : -1, rand);
+  ts = gray8_sample (t, tw, th);
+  for (method = 0; method < 4; method++) {
+    RunOpts o = { NULL, method, 1, -1 };
+    Match m[1];
+    int bx = 0, by = 0, n;
+    double *map = ref_map (img, w, h, t, tw, th, method, &bx, &by);
+    gchar *what = g_strdup_printf ("%s %dx%d template %dx%d %s%s",
+        gst_video_format_to_string (fmt), w, h, tw, th, method_names[method],
+        cut ? " (cut)" : "");
+
+    n = run_match (&o, &info, in, ts, m, 1);
+    fail_unless_equals_int (n, 1);
+    fail_unless_equals_int (m[0].width, tw);
+    fail_unless_equals_int (m[0].height, th);
+    check_best (what, method, &m[0], map, w - tw + 1, bx, by);
+    g_free (what);
+    g_free (map);
+  }
+  gst_sample_unref (ts);
+  g_free (t);
+  g_free (img);
+  gst_buffer_unref (in);
+  g_rand_free (rand);
+}
+
+/* ---- tests ---- */
+
+GST_START_TEST (test_properties)
+{
+  GstElement *e = gst_element_factory_make ("cudatemplatematch", NULL);
+  GParamSpec *ps;
+  gint method;
+  guint mm;
+  gdouble thr;
+  gboolean display, score_map;
+  gchar *path;
+
+  fail_unless (e != NULL);
+  g_object_get (e, "method", &method, "max-matches", &mm, "threshold", &thr,
+      "display", &display, "score-map", &score_map, "template", &path, NULL);
+  fail_unless_equals_int (method, CCOEFF_NORMED);
+  fail_unless_equals_int (mm, 1);
+  fail_unless (thr == -1.0);
+  fail_unless (!display && !score_map && path == NULL);
+  ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "method");
+  {
+    GEnumClass *ec = G_PARAM_SPEC_ENUM (ps)->enum_class;
+    int i;
+    for (i = 0; i < 4; i++)
+      fail_unless_equals_string (g_enum_get_value (ec, i)->value_nick,
+          method_names[i]);
+  }
+  ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "max-matches");
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 1);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 64);
+  fail_unless (ps->flags & GST_PARAM_MUTABLE_PLAYING);
+  ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "template");
+  fail_unless (ps->flags & GST_PARAM_MUTABLE_PLAYING);
+  fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+          "template-sample") != NULL);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reference_template_sizes)
+{
+  /* template sizes of the issue, on frames as small as they allow */
+  static const int cases[][4] = {
+    {1, 1, 23, 17}, {3, 3, 40, 30}, {5, 5, 41, 29}, {64, 64, 90, 75},
+    {200, 150, 221, 166}, {48, 36, 48, 36}, {1, 7, 20, 9}, {9, 2, 20, 9},
+    {17, 13, 60, 40},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    check_against_reference (GST_VIDEO_FORMAT_GRAY8, cases[i][2],
+        cases[i][3], i % 2 ? 7 : 0, cases[i][0], cases[i][1], FALSE, i);
+    check_against_reference (GST_VIDEO_FORMAT_GRAY8, cases[i][2],
+        cases[i][3], 3, cases[i][0], cases[i][1], TRUE, 100 + i);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reference_formats)
+{
+  static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA,
+    GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR,
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (formats); i++)
+    check_against_reference (formats[i], 38, 26, 5, 5, 4, i % 2, 200 + i);
+}
+
+GST_END_TEST;
+
+/* Real frames: a template cut from the frame is found at its place with
+ * ccoeff-normed 1.0; reference checks on the real luma. */
+GST_START_TEST (test_real_frames)
+{
+  static const gchar *names[] = { "lena.jpg", "vtest.avi" };
+  guint i, found = 0;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    gchar *path = g_build_filename (cvtest_media_dir (), names[i], NULL);
+    GstVideoInfo info, sinfo;
+    GstBuffer *in = cvtest_load_image (path, i ? GST_VIDEO_FORMAT_I420 :
+        GST_VIDEO_FORMAT_RGBx, &info);
+    GstBuffer *small;
+    GstVideoFrame sf;
+    double *img, *t;
+    GstSample *ts;
+    Match m[3];
+    RunOpts o = { NULL, CCOEFF_NORMED, 3, -1 };
+    int w, h, cx, cy, n, y, method;
+
+    g_free (path);
+    if (!in)
+      continue;
+    found++;
+    w = GST_VIDEO_INFO_WIDTH (&info);
+    h = GST_VIDEO_INFO_HEIGHT (&info);
+    img = frame_luma (in, &info);
+    cx = w / 2 - 20;
+    cy = h / 3;
+    t = make_template (img, w, 48, 40, cx, cy, NULL);
+    ts = gray8_sample (t, 48, 40);
+    n = run_match (&o, &info, in, ts, m, 3);
+    fail_unless_equals_int (n, 3);
+    fail_unless_equals_int (m[0].x, cx);
+    fail_unless_equals_int (m[0].y, cy);
+    fail_unless (m[0].result > 0.9999, "%s: score %f", names[i], m[0].result);
+    /* NMS: the others do not overlap it and are worse */
+    for (y = 1; y < 3; y++) {
+      fail_unless (abs ((int) m[y].x - cx) >= 48
+          || abs ((int) m[y].y - cy) >= 40);
+      fail_unless (m[y].result <= m[y - 1].result);
+    }
+    gst_buffer_unref (in);
+
+    /* the reference on a 120x100 crop around the place (the full-frame
+     * double reference would be slow), every method */
+    gst_video_info_set_format (&sinfo, GST_VIDEO_FORMAT_GRAY8, 120, 100);
+    small = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&sinfo), NULL);
+    fail_unless (gst_video_frame_map (&sf, &sinfo, small, GST_MAP_WRITE));
+    for (y = 0; y < 100; y++) {
+      int x;
+      for (x = 0; x < 120; x++)
+        ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&sf, 0))[y *
+            GST_VIDEO_FRAME_PLANE_STRIDE (&sf, 0) + x] =
+            (guint8) img[(gsize) (cy - 30 + y) * w + cx - 30 + x];
+    }
+    gst_video_frame_unmap (&sf);
+    g_free (img);
+    img = frame_luma (small, &sinfo);
+    for (method = 0; method < 4; method++) {
+      RunOpts o2 = { NULL, method, 1, -1 };
+      int bx = 0, by = 0;
+      double *map = ref_map (img, 120, 100, t, 48, 40, method, &bx, &by);
+      fail_unless_equals_int (run_match (&o2, &sinfo, small, ts, m, 1), 1);
+      check_best (names[i], method, &m[0], map, 120 - 48 + 1, bx, by);
+      fail_unless (m[0].x == 30 && m[0].y == 30);
+      g_free (map);
+    }
+    g_free (img);
+    g_free (t);
+    gst_sample_unref (ts);
+    gst_buffer_unref (small);
+  }
+  fail_unless (found > 0, "no sample media found in %s (opencv-doc)",
+      cvtest_media_dir ());
+}
+
+GST_END_TEST;
+
+/* A GRAY8 frame of low noise with a distinctive patch pasted at given
+ * places with given contrasts. */
+static GstBuffer *
+patch_frame (GstVideoInfo * info, int w, int h, const int (*pos)[3],
+    int npos, double *patch, int pw, int ph, GRand * rand)
+{
+  GstBuffer *buf;
+  GstVideoFrame f;
+  int x, y, k;
+
+  gst_video_info_set_format (info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
+  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_WRITE));
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x] =
+          100 + g_rand_int_range (rand, 0, 8);
+  for (k = 0; k < npos; k++)
+    for (y = 0; y < ph; y++)
+      for (x = 0; x < pw; x++)
+        ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(pos[k][1] + y) *
+            GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + pos[k][0] + x] =
+            (guint8) CLAMP (100 + (patch[y * pw + x] - 128) * pos[k][2] / 100
+            + g_rand_int_range (rand, 0, 8 + (100 - pos[k][2])), 0, 255);
+  gst_video_frame_unmap (&f);
+  return buf;
+}
+
+GST_START_TEST (test_nms_and_threshold)
+{
+  /* three copies of a patch, decreasing quality */
+  static const int pos[3][3] = { {10, 12, 100}, {70, 40, 80}, {33, 60, 60} };
+  GRand *rand = g_rand_new_with_seed (7);
+  GstVideoInfo info;
+  double patch[16 * 12];
+  GstBuffer *in;
+  GstSample *ts;
+  Match m[8];
+  int i, n;
+
+  for (i = 0; i < 16 * 12; i++)
+    patch[i] = g_rand_int_range (rand, 0, 256);
+  in = patch_frame (&info, 110, 90, pos, 3, patch, 16, 12, rand);
+  ts = gray8_sample (patch, 16, 12);
+  {
+    /* max-matches 8, threshold 0.5: exactly the three copies, best first */
+    RunOpts o = { NULL, CCOEFF_NORMED, 8, 0.5 };
+    n = run_match (&o, &info, in, ts, m, 8);
+    fail_unless_equals_int (n, 3);
+    for (i = 0; i < 3; i++) {
+      fail_unless_equals_int (m[i].x, pos[i][0]);
+      fail_unless_equals_int (m[i].y, pos[i][1]);
+      fail_unless (m[i].result >= 0.5);
+      if (i > 0)
+        fail_unless (m[i].result < m[i - 1].result);
+    }
+  }
+  {
+    /* no threshold: 8 matches, pairwise non-overlapping, sorted */
+    RunOpts o = { NULL, CCOEFF_NORMED, 8, -1 };
+    int a, b;
+    n = run_match (&o, &info, in, ts, m, 8);
+    fail_unless_equals_int (n, 8);
+    for (a = 0; a < 8; a++)
+      for (b = a + 1; b < 8; b++) {
+        fail_unless (abs ((int) m[a].x - (int) m[b].x) >= 16
+            || abs ((int) m[a].y - (int) m[b].y) >= 12,
+            "matches %d and %d overlap", a, b);
+        fail_unless (m[b].result <= m[a].result);
+      }
+  }
+  {
+    /* threshold above every score: a message with count 0 */
+    RunOpts o = { NULL, CCOEFF_NORMED, 4, 1.5 };
+    fail_unless_equals_int (run_match (&o, &info, in, ts, m, 4), 0);
+  }
+  {
+    /* sqdiff (not offset-invariant): an exact copy at (10, 12) and a
+     * noisy one at (70, 40); lower is better, the threshold keeps
+     * R <= threshold */
+    static const int pos2[1][3] = { {70, 40, 90} };
+    RunOpts o = { NULL, SQDIFF, 4, -1 };
+    double limit;
+    GstVideoFrame f;
+    int x, y;
+    gst_buffer_unref (in);
+    in = patch_frame (&info, 110, 90, pos2, 1, patch, 16, 12, rand);
+    fail_unless (gst_video_frame_map (&f, &info, in, GST_MAP_WRITE));
+    for (y = 0; y < 12; y++)
+      for (x = 0; x < 16; x++)
+        ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(12 + y) *
+            GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + 10 + x] =
+            (guint8) patch[y * 16 + x];
+    gst_video_frame_unmap (&f);
+    n = run_match (&o, &info, in, ts, m, 4);
+    fail_unless_equals_int (n, 4);
+    fail_unless (m[0].x == 10 && m[0].y == 12 && m[0].result == 0.0);
+    fail_unless (m[1].result >= m[0].result);
+    limit = (m[0].result + m[1].result) / 2;
+    o.threshold = limit;
+    fail_unless_equals_int (run_match (&o, &info, in, ts, m, 4), 1);
+  }
+  gst_sample_unref (ts);
+  gst_buffer_unref (in);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* count the messages of a type whose text contains `text` */
+static guint
+count_messages (GstBus * bus, GstMessageType type, const gchar * text)
+{
+  GstMessage *msg;
+  guint n = 0;
+
+  while ((msg = take_message (bus, type))) {
+    GError *e = NULL;
+    gchar *dbg = NULL;
+    if (type == GST_MESSAGE_ERROR)
+      gst_message_parse_error (msg, &e, &dbg);
+    else
+      gst_message_parse_warning (msg, &e, &dbg);
+    GST_INFO ("message: %s (%s)", e->message, dbg);
+    if (!text || strstr (e->message, text))
+      n++;
+    g_error_free (e);
+    g_free (dbg);
+    gst_message_unref (msg);
+  }
+  return n;
+}
+
+GST_START_TEST (test_no_template)
+{
+  GstHarness *h = cvtest_harness_new ("cudatemplatematch", NULL);
+  GstBus *bus = collecting_bus ();
+  GstVideoInfo info;
+  GRand *rand = g_rand_new_with_seed (3);
+  GstBuffer *in, *out;
+  Match m[1];
+  int i;
+
+  gst_element_set_bus (h->element, bus);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 32, 24);
+  in = cvtest_random_frame (&info, 0, rand);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  for (i = 0; i < 3; i++) {
+    GstMapInfo a, b;
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    /* passed through unchanged */
+    gst_buffer_map (in, &a, GST_MAP_READ);
+    gst_buffer_map (out, &b, GST_MAP_READ);
+    fail_unless (a.size == b.size && memcmp (a.data, b.data, a.size) == 0);
+    gst_buffer_unmap (in, &a);
+    gst_buffer_unmap (out, &b);
+    fail_unless (gst_buffer_get_video_region_of_interest_meta (out) == NULL);
+    gst_buffer_unref (out);
+  }
+  gst_harness_push_event (h, gst_event_new_eos ());
+  while ((out = gst_harness_try_pull (h)))
+    gst_buffer_unref (out);
+  fail_unless_equals_int (pop_matches (bus, m, 1), -1);
+  fail_unless_equals_int (count_messages (bus, GST_MESSAGE_WARNING,
+          "No template"), 1);
+  gst_element_set_bus (h->element, NULL);
+  free_bus (bus);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* set template to path: the next frame fails with an error naming it */
+static void
+check_template_error (const gchar * path, const gchar * text)
+{
+  GstHarness *h = cvtest_harness_new ("cudatemplatematch", NULL);
+  GstBus *bus = collecting_bus ();
+  GstVideoInfo info;
+  GRand *rand = g_rand_new_with_seed (5);
+  gchar *back;
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "template", path, "pipeline-depth", 1, NULL);
+  g_object_get (h->element, "template", &back, NULL);
+  fail_unless_equals_string (back, path);
+  g_free (back);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 40, 30);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  fail_unless_equals_int (gst_harness_push (h, cvtest_random_frame (&info, 0,
+              rand)), GST_FLOW_ERROR);
+  fail_unless (count_messages (bus, GST_MESSAGE_ERROR, text) >= 1,
+      "no error containing '%s'", text);
+  gst_element_set_bus (h->element, NULL);
+  free_bus (bus);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+/* Write a GRAY8 template as a PNG file, encoded by GStreamer. */
+static gchar *
+write_png (const double *t, int tw, int th, const gchar * name)
+{
+  GstSample *s = gray8_sample (t, tw, th), *png;
+  GstCaps *caps = gst_caps_new_empty_simple ("image/png");
+  GError *err = NULL;
+  GstMapInfo map;
+  gchar *path = g_build_filename (g_get_tmp_dir (), name, NULL);
+
+  png = gst_video_convert_sample (s, caps, 10 * GST_SECOND, &err);
+  fail_unless (png != NULL, "PNG encoding: %s", err ? err->message : "?");
+  gst_buffer_map (gst_sample_get_buffer (png), &map, GST_MAP_READ);
+  fail_unless (g_file_set_contents (path, (const gchar *) map.data,
+          map.size, NULL));
+  gst_buffer_unmap (gst_sample_get_buffer (png), &map);
+  gst_sample_unref (png);
+  gst_sample_unref (s);
+  gst_caps_unref (caps);
+  return path;
+}
+
+GST_START_TEST (test_bad_template_files)
+{
+  gchar *text = g_build_filename (g_get_tmp_dir (), "cvtm-not-an-image.txt",
+      NULL);
+  gchar *big;
+
+  /* missing file */
+  check_template_error ("/nonexistent/cvtm-template.png",
+      "/nonexistent/cvtm-template.png");
+  /* a file that is no image */
+  fail_unless (g_file_set_contents (text, "just some text, not an image\n",
+          -1, NULL));
+  check_template_error (text, "cvtm-not-an-image.txt");
+  g_unlink (text);
+  g_free (text);
+  /* a template larger than the frame (40x30) */
+  {
+    double *b = g_new0 (double, 50 * 20);
+    b[3] = 200;
+    big = write_png (b, 50, 20, "cvtm-big.png");
+    g_free (b);
+  }
+  check_template_error (big, "larger than the frame");
+  g_unlink (big);
+  g_free (big);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_flat_template)
+{
+  GRand *rand = g_rand_new_with_seed (11);
+  GstVideoInfo info;
+  GstBuffer *in;
+  GstVideoFrame f;
+  double flat[8 * 6];
+  GstSample *ts;
+  Match m[2];
+  int i, x, y;
+
+  for (i = 0; i < 8 * 6; i++)
+    flat[i] = 100;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 40, 30);
+  in = cvtest_random_frame (&info, 0, rand);
+  /* a flat 8x6 region of 100 at (20, 11) */
+  fail_unless (gst_video_frame_map (&f, &info, in, GST_MAP_WRITE));
+  for (y = 11; y < 17; y++)
+    for (x = 20; x < 28; x++)
+      ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x] = 100;
+  gst_video_frame_unmap (&f);
+  ts = gray8_sample (flat, 8, 6);
+  {
+    /* OpenCV's definition: ccoeff-normed of a flat template is 1
+     * everywhere: the first window wins, and a warning says why */
+    GstHarness *h = cvtest_harness_new ("cudatemplatematch", NULL);
+    GstBus *bus = collecting_bus ();
+    gst_element_set_bus (h->element, bus);
+    g_object_set (h->element, "template-sample", ts, "pipeline-depth", 1,
+        NULL);
+    gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+    for (i = 0; i < 2; i++) {
+      fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+          GST_FLOW_OK);
+      gst_buffer_unref (gst_harness_pull (h));
+      fail_unless_equals_int (pop_matches (bus, m, 1), 1);
+      fail_unless (m[0].x == 0 && m[0].y == 0 && m[0].result == 1.0);
+    }
+    fail_unless_equals_int (count_messages (bus, GST_MESSAGE_WARNING,
+            "flat"), 1);
+    gst_element_set_bus (h->element, NULL);
+    free_bus (bus);
+    gst_harness_teardown (h);
+  }
+  {
+    /* sqdiff finds the flat region exactly (score 0) */
+    RunOpts o = { NULL, SQDIFF, 1, -1 };
+    fail_unless_equals_int (run_match (&o, &info, in, ts, m, 1), 1);
+    fail_unless (m[0].x == 20 && m[0].y == 11 && m[0].result == 0.0);
+  }
+  {
+    /* sqdiff-normed and ccorr-normed against the reference */
+    double *img = frame_luma (in, &info);
+    int method;
+    for (method = SQDIFF_NORMED; method <= CCORR_NORMED; method++) {
+      RunOpts o = { NULL, method, 1, -1 };
+      int bx = 0, by = 0;
+      double *map = ref_map (img, 40, 30, flat, 8, 6, method, &bx, &by);
+      fail_unless_equals_int (run_match (&o, &info, in, ts, m, 1), 1);
+      check_best ("flat", method, &m[0], map, 33, bx, by);
+      g_free (map);
+    }
+    g_free (img);
+  }
+  gst_sample_unref (ts);
+  gst_buffer_unref (in);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Changing the template file while playing, with frames in flight: the
+ * frames pushed after the change use the new template. */
+GST_START_TEST (test_template_change_while_playing)
+{
+  static const int pos[2][3] = { {8, 6, 100}, {60, 40, 100} };
+  GRand *rand = g_rand_new_with_seed (21);
+  GstHarness *h = cvtest_harness_new ("cudatemplatematch", NULL);
+  GstBus *bus = collecting_bus ();
+  double a[12 * 10], b[20 * 8];
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  gchar *pa, *pb;
+  Match m[1];
+  int i, k;
+
+  for (i = 0; i < 12 * 10; i++)
+    a[i] = g_rand_int_range (rand, 0, 256);
+  for (i = 0; i < 20 * 8; i++)
+    b[i] = g_rand_int_range (rand, 0, 256);
+  /* the frame holds exact copies of A at pos[0] and B at pos[1] */
+  in = patch_frame (&info, 100, 70, pos, 0, a, 12, 10, rand);
+  {
+    GstVideoFrame f;
+    int x, y;
+    fail_unless (gst_video_frame_map (&f, &info, in, GST_MAP_WRITE));
+    for (y = 0; y < 10; y++)
+      for (x = 0; x < 12; x++)
+        ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(pos[0][1] + y) *
+            GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + pos[0][0] + x] =
+            (guint8) a[y * 12 + x];
+    for (y = 0; y < 8; y++)
+      for (x = 0; x < 20; x++)
+        ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(pos[1][1] + y) *
+            GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + pos[1][0] + x] =
+            (guint8) b[y * 20 + x];
+    gst_video_frame_unmap (&f);
+  }
+  pa = write_png (a, 12, 10, "cvtm-a.png");
+  pb = write_png (b, 20, 8, "cvtm-b.png");
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "template", pa, "pipeline-depth", 3, NULL);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  for (k = 0; k < 9; k++) {
+    if (k == 3)
+      g_object_set (h->element, "template", pb, NULL);
+    if (k == 6)
+      g_object_set (h->element, "template", pa, NULL);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+  }
+  gst_harness_push_event (h, gst_event_new_eos ());
+  for (k = 0; k < 9; k++) {
+    gboolean use_b = k >= 3 && k < 6;
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    gst_buffer_unref (out);
+    fail_unless_equals_int (pop_matches (bus, m, 1), 1);
+    fail_unless_equals_int (m[0].x, use_b ? 60 : 8);
+    fail_unless_equals_int (m[0].y, use_b ? 40 : 6);
+    fail_unless_equals_int (m[0].width, use_b ? 20 : 12);
+    fail_unless_equals_int (m[0].height, use_b ? 8 : 10);
+    fail_unless (m[0].result > 0.999);
+  }
+  gst_element_set_bus (h->element, NULL);
+  free_bus (bus);
+  g_unlink (pa);
+  g_unlink (pb);
+  g_free (pa);
+  g_free (pb);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_failing_change_while_playing)
+{
+  GRand *rand = g_rand_new_with_seed (31);
+  GstHarness *h = cvtest_harness_new ("cudatemplatematch", NULL);
+  GstBus *bus = collecting_bus ();
+  GstVideoInfo info;
+  GstBuffer *in;
+  double t[4 * 4];
+  GstSample *ts;
+  Match m[1];
+  int i;
+
+  for (i = 0; i < 16; i++)
+    t[i] = g_rand_int_range (rand, 0, 256);
+  ts = gray8_sample (t, 4, 4);
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "template-sample", ts, "pipeline-depth", 1, NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 30, 20);
+  in = cvtest_random_frame (&info, 0, rand);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  fail_unless_equals_int (pop_matches (bus, m, 1), 1);
+  /* the new file cannot be read: the next frame errors out (no match
+   * with the old template) */
+  g_object_set (h->element, "template", "/nonexistent/cvtm-2.png", NULL);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_ERROR);
+  fail_unless_equals_int (pop_matches (bus, m, 1), -1);
+  fail_unless (count_messages (bus, GST_MESSAGE_ERROR, "cvtm-2.png") >= 1);
+  gst_element_set_bus (h->element, NULL);
+  free_bus (bus);
+  gst_sample_unref (ts);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* display=true: rectangle outline drawn on a copy, input untouched */
+GST_START_TEST (test_display)
+{
+  static const GstVideoFormat fmts[] = { GST_VIDEO_FORMAT_GRAY8,
+    GST_VIDEO_FORMAT_BGRx
+  };
+  guint fi;
+
+  for (fi = 0; fi < G_N_ELEMENTS (fmts); fi++) {
+    GRand *rand = g_rand_new_with_seed (41);
+    GstHarness *h = cvtest_harness_new ("cudatemplatematch", NULL);
+    GstVideoInfo info;
+    GstBuffer *in, *out, *orig;
+    GstVideoFrame f;
+    double *img, *t;
+    GstSample *ts;
+    const int cx = 13, cy = 9, tw = 10, th = 7;
+
+    gst_video_info_set_format (&info, fmts[fi], 40, 30);
+    in = cvtest_random_frame (&info, 0, rand);
+    orig = gst_buffer_copy_deep (in);
+    img = frame_luma (in, &info);
+    t = make_template (img, 40, tw, th, cx, cy, NULL);
+    ts = gray8_sample (t, tw, th);
+    g_object_set (h->element, "template-sample", ts, "display", TRUE,
+        "pipeline-depth", 1, NULL);
+    gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+    gst_harness_push (h, gst_buffer_ref (in));
+    out = gst_harness_pull (h);
+    fail_unless (gst_video_frame_map (&f, &info, out, GST_MAP_READ));
+    {
+      int x, y;
+      for (y = 0; y < 30; y++)
+        for (x = 0; x < 40; x++) {
+          gboolean inside = x >= cx && x < cx + tw && y >= cy && y < cy + th;
+          gboolean border = inside && (x < cx + 2 || x >= cx + tw - 2
+              || y < cy + 2 || y >= cy + th - 2);
+          const guint8 *p = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f,
+              0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) +
+              x * GST_VIDEO_FRAME_COMP_PSTRIDE (&f, 0);
+          GstVideoFrame o;
+          const guint8 *q;
+          fail_unless (gst_video_frame_map (&o, &info, orig, GST_MAP_READ));
+          q = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&o, 0) +
+              y * GST_VIDEO_FRAME_PLANE_STRIDE (&o, 0) +
+              x * GST_VIDEO_FRAME_COMP_PSTRIDE (&o, 0);
+          if (border) {
+            if (fmts[fi] == GST_VIDEO_FORMAT_GRAY8) {
+              fail_unless_equals_int (p[0], 255);
+            } else {            /* BGRx: green */
+              fail_unless (p[0] == 0 && p[1] == 255 && p[2] == 0);
+            }
+          } else {
+            fail_unless (memcmp (p, q, GST_VIDEO_FRAME_COMP_PSTRIDE (&f,
+                        0)) == 0, "pixel (%d,%d) changed", x, y);
+          }
+          gst_video_frame_unmap (&o);
+        }
+    }
+    gst_video_frame_unmap (&f);
+    /* the pushed buffer itself is not drawn on */
+    {
+      GstMapInfo a, b;
+      gst_buffer_map (in, &a, GST_MAP_READ);
+      gst_buffer_map (orig, &b, GST_MAP_READ);
+      fail_unless (memcmp (a.data, b.data, a.size) == 0);
+      gst_buffer_unmap (in, &a);
+      gst_buffer_unmap (orig, &b);
+    }
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    gst_buffer_unref (orig);
+    gst_sample_unref (ts);
+    g_free (img);
+    g_free (t);
+    gst_harness_teardown (h);
+    g_rand_free (rand);
+  }
+}
+
+GST_END_TEST;
+
+/* score-map=true: GRAY8 (default) or GRAY16_LE output of the frame's size
+ * with the scaled reference scores; switching it back renegotiates. */
+static void
+check_score_map (const gchar * backend, GstVideoFormat outfmt, int method)
+{
+  GRand *rand = g_rand_new_with_seed (51 + method);
+  GstHarness *h = cvtest_harness_new ("cudatemplatematch", backend);
+  const int w = 37, hh = 29, tw = 6, th = 5;
+  GstVideoInfo info, oi;
+  GstBuffer *in, *out;
+  GstVideoFrame f;
+  GstCaps *caps;
+  double *img, *t, *map;
+  GstSample *ts;
+  int bx, by, x, y;
+  const double n = tw * th;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, w, hh);
+  in = cvtest_random_frame (&info, 3, rand);
+  img = frame_luma (in, &info);
+  t = make_template (img, w, tw, th, -1, -1, rand);
+  ts = gray8_sample (t, tw, th);
+  map = ref_map (img, w, hh, t, tw, th, method, &bx, &by);
+  g_object_set (h->element, "template-sample", ts, "score-map", TRUE,
+      "pipeline-depth", 1, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "method",
+      method_names[method]);
+  gst_video_info_set_format (&oi, outfmt, w, hh);
+  gst_harness_set_sink_caps (h, gst_video_info_to_caps (&oi));
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_video_info_from_caps (&oi, caps));
+  gst_caps_unref (caps);
+  fail_unless_equals_int (GST_VIDEO_INFO_FORMAT (&oi), outfmt);
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&oi), w);
+  fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&oi), hh);
+  fail_unless (gst_video_frame_map (&f, &oi, out, GST_MAP_READ));
+  for (y = 0; y < hh; y++)
+    for (x = 0; x < w; x++) {
+      const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0)
+          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+      double maxv = outfmt == GST_VIDEO_FORMAT_GRAY8 ? 255 : 65535;
+      double got = outfmt == GST_VIDEO_FORMAT_GRAY8 ? row[x] :
+          ((const guint16 *) row)[x], u = 0, r;
+      if (x < w - tw + 1 && y < hh - th + 1) {
+        r = map[y * (w - tw + 1) + x];
+        u = method == SQDIFF ? r / (65025 * n) : method == CCOEFF_NORMED ?
+            (r + 1) / 2 : r;
+        if (isnan (u))
+          u = 0;
+        u = CLAMP (u, 0, 1);
+      }
+      /* +-1 code for the float rounding of the score */
+      fail_unless (fabs (got - floor (u * maxv + 0.5)) <= 1.0,
+          "%s map (%d,%d): %g, reference %g", method_names[method], x, y,
+          got, floor (u * maxv + 0.5));
+    }
+  gst_video_frame_unmap (&f);
+  gst_buffer_unref (out);
+
+  /* back to pass-through: the output caps are the input's again */
+  g_object_set (h->element, "score-map", FALSE, NULL);
+  gst_harness_set_sink_caps (h, gst_caps_new_any ());
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_video_info_from_caps (&oi, caps));
+  gst_caps_unref (caps);
+  fail_unless_equals_int (GST_VIDEO_INFO_FORMAT (&oi), GST_VIDEO_FORMAT_I420);
+  gst_buffer_unref (out);
+
+  g_free (map);
+  g_free (img);
+  g_free (t);
+  gst_sample_unref (ts);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_START_TEST (test_score_map)
+{
+  int method;
+
+  for (method = 0; method < 4; method++)
+    check_score_map (NULL, GST_VIDEO_FORMAT_GRAY8, method);
+  check_score_map (NULL, GST_VIDEO_FORMAT_GRAY16_LE, CCOEFF_NORMED);
+  check_score_map (NULL, GST_VIDEO_FORMAT_GRAY16_LE, SQDIFF);
+}
+
+GST_END_TEST;
+
+/* ---- GPU suite ---- */
+
+static void
+gpu_vs_cpu (GstVideoFormat fmt, int w, int h, int tw, int th, int method,
+    guint max_matches, guint32 seed)
+{
+  GstVideoInfo info;
+  GRand *rand = g_rand_new_with_seed (seed);
+  GstBuffer *in;
+  double *t;
+  GstSample *ts;
+  Match g[16], c[16];
+  RunOpts og = { "cuda", method, max_matches, -1 };
+  RunOpts oc = { "cpu", method, max_matches, -1 };
+  int ng, nc, i;
+
+  gst_video_info_set_format (&info, fmt, w, h);
+  in = cvtest_random_frame (&info, seed % 5, rand);
+  if (seed % 2) {
+    /* a template cut from the frame's luma */
+    double *img = frame_luma (in, &info);
+    t = make_template (img, w, tw, th, (w - tw) / 2, (h - th) / 3, NULL);
+    g_free (img);
+  } else {
+    t = make_template (NULL, w, tw, th, -1, -1, rand);
+  }
+  ts = gray8_sample (t, tw, th);
+  ng = run_match (&og, &info, in, ts, g, 16);
+  nc = run_match (&oc, &info, in, ts, c, 16);
+  fail_unless_equals_int (ng, nc);
+  for (i = 0; i < ng; i++) {
+    fail_unless (g[i].x == c[i].x && g[i].y == c[i].y,
+        "%s %dx%d t %dx%d %s match %d: GPU (%u,%u) CPU (%u,%u)",
+        gst_video_format_to_string (fmt), w, h, tw, th, method_names[method],
+        i, g[i].x, g[i].y, c[i].x, c[i].y);
+    fail_unless (fabs (g[i].result - c[i].result) <= 1e-4 *
+        (method == SQDIFF ? MAX (1.0, fabs (c[i].result)) : 1.0));
+  }
+  gst_sample_unref (ts);
+  g_free (t);
+  gst_buffer_unref (in);
+  g_rand_free (rand);
+}
+
+GST_START_TEST (test_gpu_equals_cpu)
+{
+  static const int sizes[][4] = {
+    {23, 17, 1, 1}, {40, 30, 3, 3}, {41, 29, 5, 5}, {129, 70, 8, 8},
+    {130, 71, 9, 8}, {300, 200, 64, 64}, {230, 170, 200, 150},
+    {48, 36, 48, 36}, {1920, 1080, 64, 64}, {4001, 2999, 3, 3},
+    {700, 500, 33, 17},
+  };
+  static const GstVideoFormat fmts[] = { GST_VIDEO_FORMAT_GRAY8,
+    GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB
+  };
+  guint s;
+  int method;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (method = 0; method < 4; method++)
+      gpu_vs_cpu (fmts[(s + method) % G_N_ELEMENTS (fmts)], sizes[s][0],
+          sizes[s][1], sizes[s][2], sizes[s][3], method,
+          (s % 3 == 0) ? 1 : 5, s * 4 + method);
+}
+
+GST_END_TEST;
+
+/* The seed's largest case on the GPU: 8140x9925 with a 3x3 template, the
+ * GPU against the CPU. */
+GST_START_TEST (test_gpu_huge_frame)
+{
+  gpu_vs_cpu (GST_VIDEO_FORMAT_GRAY8, 8140, 9925, 3, 3, CCOEFF_NORMED, 3, 1);
+  gpu_vs_cpu (GST_VIDEO_FORMAT_GRAY8, 8140, 9925, 3, 3, SQDIFF, 1, 2);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_score_map)
+{
+  int method;
+
+  for (method = 0; method < 4; method++)
+    check_score_map ("cuda", GST_VIDEO_FORMAT_GRAY8, method);
+  check_score_map ("cuda", GST_VIDEO_FORMAT_GRAY16_LE, CCOEFF_NORMED);
+}
+
+GST_END_TEST;
+
+static Suite *
+templatematch_suite (void)
+{
+  Suite *s = suite_create ("cudatemplatematch");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_properties);
+  tcase_add_test (tc, test_reference_template_sizes);
+  tcase_add_test (tc, test_reference_formats);
+  tcase_add_test (tc, test_real_frames);
+  tcase_add_test (tc, test_nms_and_threshold);
+  tcase_add_test (tc, test_no_template);
+  tcase_add_test (tc, test_bad_template_files);
+  tcase_add_test (tc, test_flat_template);
+  tcase_add_test (tc, test_template_change_while_playing);
+  tcase_add_test (tc, test_failing_change_while_playing);
+  tcase_add_test (tc, test_display);
+  tcase_add_test (tc, test_score_map);
+  if (cvtest_backend_is_cuda ()) {
+    tcase_add_test (tc, test_gpu_equals_cpu);
+    tcase_add_test (tc, test_gpu_huge_frame);
+    tcase_add_test (tc, test_gpu_score_map);
+  }
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  return cvtest_run_suite (templatematch_suite ());
+}
