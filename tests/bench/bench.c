@@ -30,6 +30,13 @@
 #include "floor.h"
 #include "kbench.h"
 #endif
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/gstcudaloader.h>
+#endif
 
 typedef struct
 {
@@ -109,6 +116,7 @@ main (int argc, char **argv)
   gchar *element = g_strdup ("cudasobel"), *props = NULL;
   gchar *format = g_strdup ("GRAY8"), *backend = g_strdup ("auto");
   gchar *input = g_strdup ("pinned");
+  gboolean cuda_mem;
   gint width = 1920, height = 1080, depth = 2, frames = 0, warmup = 20;
   gdouble seconds = 3.0;
   gboolean no_floor = FALSE;
@@ -127,8 +135,9 @@ main (int argc, char **argv)
     {"depth", 'd', 0, G_OPTION_ARG_INT, &depth, "pipeline-depth 1..4 (2)",
         "N"},
     {"input", 'i', 0, G_OPTION_ARG_STRING, &input,
-        "Input frames in 'pinned' (the plugin's allocator) or 'pageable' "
-          "memory (pinned)", "MEM"},
+        "Input frames in 'pinned' (the plugin's allocator), 'pageable' "
+          "or 'cuda' memory (frames made on the GPU, memory:CUDAMemory caps "
+          "in and out: no PCIe in the loop) (pinned)", "MEM"},
     {"frames", 'n', 0, G_OPTION_ARG_INT, &frames,
         "Frames to push (default: as many as fit in --seconds)", "N"},
     {"seconds", 's', 0, G_OPTION_ARG_DOUBLE, &seconds,
@@ -210,9 +219,11 @@ main (int argc, char **argv)
   info.fps_d = 1;
   in_bytes = GST_VIDEO_INFO_SIZE (&info);
 
+  cuda_mem = g_str_equal (input, "cuda");
   desc = g_strdup_printf ("appsrc name=src format=time max-buffers=2 block=true"
-      " ! %s name=el %s ! fakesink name=sink sync=false", element,
-      props ? props : "");
+      " ! %s name=el %s ! %s ! fakesink name=sink sync=false", element,
+      props ? props : "", cuda_mem ? "video/x-raw(memory:CUDAMemory)" :
+      "video/x-raw");
   pipe = gst_parse_launch (desc, &err);
   g_free (desc);
   if (!pipe) {
@@ -225,8 +236,10 @@ main (int argc, char **argv)
   gst_util_set_object_arg (G_OBJECT (el), "backend", backend);
   g_object_set (el, "pipeline-depth", (guint) depth, "post-stats", TRUE, NULL);
   caps = gst_video_info_to_caps (&info);
+  if (cuda_mem)
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new ("memory:CUDAMemory", NULL));
   g_object_set (src, "caps", caps, NULL);
-  gst_caps_unref (caps);
 
   /* the frames: 4 distinct random ones, reused */
   if (g_str_equal (input, "pinned")) {
@@ -236,7 +249,58 @@ main (int argc, char **argv)
           "input\n");
   }
   rand = g_rand_new_with_seed (1);
-  for (i = 0; i < 4; i++) {
+#ifdef HAVE_GST_CUDA
+  if (cuda_mem) {
+    /* frames in CUDA memory of a context shared with the element */
+    GstCudaContext *ctx;
+    GstBufferPool *pool;
+    GstStructure *config;
+    GstContext *gctx;
+
+    if (!gst_cuda_load_library () || !(ctx = gst_cuda_context_new (0))) {
+      g_printerr ("no CUDA context: cannot run with --input cuda\n");
+      return 1;
+    }
+    gctx = gst_context_new_cuda_context (ctx);
+    gst_element_set_context (pipe, gctx);
+    gst_context_unref (gctx);
+    pool = gst_cuda_buffer_pool_new (ctx);
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, in_bytes, 4, 0);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config (pool, config)
+        || !gst_buffer_pool_set_active (pool, TRUE)) {
+      g_printerr ("CUDA buffer pool failed for %s\n", format);
+      return 1;
+    }
+    for (i = 0; i < 4; i++) {
+      GstVideoFrame f;
+      guint p;
+      gst_buffer_pool_acquire_buffer (pool, &made[i], NULL);
+      /* random data written on the host, uploaded once here */
+      gst_video_frame_map (&f, &info, made[i], GST_MAP_WRITE);
+      for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
+        guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&f, p);
+        gsize k, n = (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&f, p) *
+            GST_VIDEO_FRAME_COMP_HEIGHT (&f, p ? 1 : 0);
+        for (k = 0; k < n; k++)
+          d[k] = g_rand_int_range (rand, 0, 256);
+      }
+      gst_video_frame_unmap (&f);
+      gst_video_frame_map (&f, &info, made[i], GST_MAP_READ | GST_MAP_CUDA);
+      gst_video_frame_unmap (&f);
+    }
+    gst_object_unref (pool);
+    gst_object_unref (ctx);
+  }
+#else
+  if (cuda_mem) {
+    g_printerr ("built without gstreamer-cuda: no --input cuda\n");
+    return 1;
+  }
+#endif
+  for (i = 0; i < 4 && !cuda_mem; i++) {
     GstMapInfo map;
     gsize k;
     made[i] = gst_buffer_new_allocate (pinned, in_bytes, NULL);
@@ -258,6 +322,7 @@ main (int argc, char **argv)
     gst_buffer_unmap (made[i], &map);
   }
   g_rand_free (rand);
+  gst_caps_unref (caps);
 
   /* GPU floors first, so that the element runs on a warm device */
   {
@@ -366,13 +431,17 @@ main (int argc, char **argv)
     g_print ("frame        %dx%d %s in (%" G_GSIZE_FORMAT " bytes), out %"
         G_GSIZE_FORMAT " bytes\n", width, height, format, in_bytes, out_bytes);
     g_print ("backend      %s, pipeline-depth %d, %s input\n", active, depth,
-        pinned ? "pinned" : "pageable");
+        cuda_mem ? "CUDA-memory" : pinned ? "pinned" : "pageable");
     g_print ("frames       %u (%u after warm-up)\n", pushed, nf);
     fps = (nf - 1) * 1e6 / (last - first);
     g_print ("throughput   %.1f frames/s (%.3f ms/frame)\n", fps, 1e3 / fps);
     lat_mean = sum / nf;
     g_print ("latency      mean %.3f ms, p99 %.3f ms (in element, wall)\n",
         lat_mean, lat[(guint) floor (0.99 * (n_lat - 1))]);
+    if (st.frames && cuda_mem)
+      g_print ("overhead     %.1f us per frame in the element besides the "
+          "kernel (wall time per frame - kernel time, frames in CUDA "
+          "memory)\n", 1e6 / fps - 1e3 * st.ker / st.frames);
     if (st.frames)
       g_print ("stages       upload %.4f ms, kernel %.4f ms, download %.4f ms"
           " (%s, mean of %u frames)\n", st.up / st.frames,
@@ -402,7 +471,8 @@ main (int argc, char **argv)
 #endif
   g_print ("RESULT element=%s format=%s size=%dx%d backend=%s depth=%d input=%s"
       " fps=%.1f lat_mean_ms=%.3f lat_p99_ms=%.3f kernel_ms=%.4f\n", element,
-      format, width, height, active, depth, pinned ? "pinned" : "pageable",
+      format, width, height, active, depth,
+      cuda_mem ? "cuda" : pinned ? "pinned" : "pageable",
       fps, lat_mean, lat[(guint) floor (0.99 * (n_lat - 1))],
       st.frames ? st.ker / st.frames : -1.0);
   for (i = 0; i < 4; i++)
