@@ -33,6 +33,15 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   done
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
+  # inputs the matrix refers to: templates and random custom kernels
+  for s in 3x3 64x64 200x150; do
+    gst-launch-1.0 -q videotestsrc pattern=snow num-buffers=1 ! \
+      "video/x-raw,format=GRAY8,width=${s%x*},height=${s#*x}" ! pngenc ! \
+      filesink location=/tmp/tm$s.png
+  done
+  K15=$(python3 -c 'import random; random.seed(1); print("<" + ",".join("%.5f" % random.uniform(-1, 1) for _ in range(225)) + ">")')
+  K31=$(python3 -c 'import random; random.seed(2); print("<" + ",".join("%.5f" % random.uniform(-1, 1) for _ in range(961)) + ">")')
+  export K15 K31
   list=${3:-tests/bench/matrix.txt}
   grep -vE '^\s*(#|$)' "$list" | while read -r args; do
     echo "== cudavision-bench $args" >> "$out/bench.log"
@@ -41,5 +50,16 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
     grep RESULT "$out/bench.log" | tail -1
   done
   grep -E '^(device|bandwidth)' "$out/bench.log" | sort -u
+fi
+if [ "$what" = decode ] || [ "$what" = all ]; then
+  # NVDEC -> cudasobel -> cudadownload against NVDEC -> cudadownload alone
+  f=${CUDAVISION_MEDIA_DIR}/sample-h264.mp4
+  TIMEFORMAT=%R
+  for i in 1 2 3; do
+    for chain in "cudadownload" "cudasobel ! video/x-raw(memory:CUDAMemory) ! cudadownload" "cudadownload ! cudasobel backend=cpu"; do
+      t=$( { time gst-launch-1.0 -q filesrc location="$f" ! qtdemux ! h264parse ! nvh264dec ! $chain ! fakesink sync=false >/dev/null 2>&1; } 2>&1 )
+      echo "decode run $i: nvh264dec ! $chain: ${t}s" | tee -a "$out/decode.log"
+    done
+  done
 fi
 exit $status
