@@ -747,6 +747,87 @@ drain (GstCudaVisionBase * self)
 }
 
 /* ------------------------------------------------------------------------ */
+/* the CUDA context */
+
+#ifdef HAVE_GST_CUDA
+typedef int (*CuCtxGetCurrentFunc) (void **ctx);
+
+/* A GstCudaContext around the device's primary context: the one the CUDA
+ * runtime (and every library on it) uses in this process, so no context of
+ * our own is created. */
+static GstCudaContext *
+wrap_primary_context (GstCudaVisionBase * self, gint device)
+{
+  CuCtxGetCurrentFunc get_current = NULL;
+  enum cudaDriverEntryPointQueryResult q;
+  void *cuctx = NULL;
+
+  if (cudaSetDevice (device) != cudaSuccess || cudaFree (NULL) != cudaSuccess
+      || cudaGetDriverEntryPointByVersion ("cuCtxGetCurrent",
+          (void **) &get_current, 4000, cudaEnableDefault, &q) != cudaSuccess
+      || !get_current || get_current (&cuctx) != 0 || !cuctx) {
+    (void) cudaGetLastError ();
+    GST_WARNING_OBJECT (self, "no primary context on device %d", device);
+    return NULL;
+  }
+  return gst_cuda_context_new_wrapped (cuctx, device);
+}
+
+/* The "gst.cuda.context" all our CUDA work runs in: a neighbour's (context
+ * query on both pads), the application's (need-context message), else the
+ * device's primary context, announced with a have-context message so that
+ * nvcodec's elements share it. */
+static gboolean
+ensure_cuda_context (GstCudaVisionBase * self, gint device_id)
+{
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  GstElement *element = GST_ELEMENT (self);
+  GstPad *pads[2] = { GST_BASE_TRANSFORM_SRC_PAD (self),
+    GST_BASE_TRANSFORM_SINK_PAD (self)
+  };
+  guint i;
+
+  if (priv->ctx && device_id >= 0) {
+    guint dev = 0;
+    g_object_get (priv->ctx, "cuda-device-id", &dev, NULL);
+    if ((gint) dev != device_id)
+      gst_clear_object (&priv->ctx);
+  }
+  if (priv->ctx)
+    return TRUE;
+  if (!gst_cuda_load_library ())
+    return FALSE;
+
+  for (i = 0; i < 2 && !priv->ctx; i++) {
+    GstQuery *q = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+    if (gst_pad_peer_query (pads[i], q)) {
+      GstContext *c = NULL;
+      gst_query_parse_context (q, &c);
+      if (c)
+        gst_cuda_handle_set_context (element, c, device_id, &priv->ctx);
+    }
+    gst_query_unref (q);
+  }
+  if (!priv->ctx)
+    gst_element_post_message (element,
+        gst_message_new_need_context (GST_OBJECT (self),
+            GST_CUDA_CONTEXT_TYPE));
+  if (!priv->ctx) {
+    GstContext *c;
+
+    priv->ctx = wrap_primary_context (self, device_id < 0 ? 0 : device_id);
+    if (!priv->ctx)
+      return FALSE;
+    c = gst_context_new_cuda_context (priv->ctx);
+    gst_element_post_message (element,
+        gst_message_new_have_context (GST_OBJECT (self), c));
+  }
+  GST_INFO_OBJECT (self, "CUDA context %" GST_PTR_FORMAT, priv->ctx);
+  return TRUE;
+}
+#endif
+
+/* ------------------------------------------------------------------------ */
 /* caps and memory features */
 
 static gboolean
@@ -915,11 +996,7 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
 #ifdef HAVE_GST_CUDA
         /* the "gst.cuda.context" shared with nvcodec's elements (found in
          * the pipeline or created); all our CUDA work runs in it */
-        if (!gst_cuda_load_library ()) {
-          reason = g_strdup ("gstreamer-cuda could not load the CUDA driver "
-              "library");
-        } else if (!gst_cuda_ensure_element_context (GST_ELEMENT (self),
-                device_id, &priv->ctx)) {
+        if (!ensure_cuda_context (self, device_id)) {
           reason = g_strdup_printf ("no CUDA context for device %d",
               device_id);
         } else {
@@ -997,9 +1074,6 @@ gst_cuda_vision_base_stop (GstBaseTransform * trans)
 
   free_slots (self);
   priv->negotiated = FALSE;
-#ifdef HAVE_GST_CUDA
-  gst_clear_object (&priv->ctx);
-#endif
   GST_OBJECT_LOCK (self);
   priv->active_backend = GST_CUDA_VISION_BACKEND_AUTO;
   GST_OBJECT_UNLOCK (self);
@@ -1563,12 +1637,53 @@ gst_cuda_vision_base_set_context (GstElement * element, GstContext * context)
 }
 #endif
 
+/* The CUDA context is looked for at NULL -> READY, as nvcodec's elements
+ * do, so that neighbours find and share one context whatever the order in
+ * which the elements start; it is released at READY -> NULL. */
+static GstStateChangeReturn
+gst_cuda_vision_base_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstStateChangeReturn ret;
+#ifdef HAVE_GST_CUDA
+  GstCudaVisionBasePrivate *priv = PRIV (element);
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    gint device_id;
+    GstCudaVisionBackend backend;
+
+    GST_OBJECT_LOCK (element);
+    device_id = priv->device_id;
+    backend = priv->backend;
+    GST_OBJECT_UNLOCK (element);
+    if (backend != GST_CUDA_VISION_BACKEND_CPU
+        && GST_CUDA_VISION_BASE_GET_CLASS (element)->process_cuda) {
+      int n = 0;
+      /* no GPU: nothing to look for; start() decides and says why */
+      if (cudaGetDeviceCount (&n) == cudaSuccess && n > device_id)
+        ensure_cuda_context (GST_CUDA_VISION_BASE (element), device_id);
+      (void) cudaGetLastError ();
+    }
+  }
+#endif
+  ret = GST_ELEMENT_CLASS (gst_cuda_vision_base_parent_class)->change_state
+      (element, transition);
+#ifdef HAVE_GST_CUDA
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL)
+    gst_clear_object (&priv->ctx);
+#endif
+  return ret;
+}
+
 static void
 gst_cuda_vision_base_finalize (GObject * object)
 {
   GstCudaVisionBase *self = GST_CUDA_VISION_BASE (object);
 
   free_slots (self);
+#ifdef HAVE_GST_CUDA
+  gst_clear_object (&PRIV (self)->ctx);
+#endif
   G_OBJECT_CLASS (gst_cuda_vision_base_parent_class)->finalize (object);
 }
 
@@ -1661,6 +1776,8 @@ gst_cuda_vision_base_class_init (GstCudaVisionBaseClass * klass)
   GST_ELEMENT_CLASS (klass)->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_vision_base_set_context);
 #endif
+  GST_ELEMENT_CLASS (klass)->change_state =
+      GST_DEBUG_FUNCPTR (gst_cuda_vision_base_change_state);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_vision_base_transform_caps);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_start);
