@@ -134,7 +134,7 @@ def main():
         small = gray[:256, :256].copy()
         cv2.setNumThreads(os.cpu_count())
 
-        def best(f, n=3):
+        def best(f, n=2):
             return min(f() for _ in range(n))
 
         def t_cv(fn):
