@@ -70,82 +70,115 @@ typedef struct
 {
   float *d;                     /* TILE_W + 2r */
   float *rw;                    /* (TILE_H + 2r) x TILE_W */
-  float *s;                     /* TILE_W */
   float *acc;                   /* (1 + ch) x TILE_H x TILE_W */
 } Bufs;
 
-static void
+/* One offset (dx, dy) for one tile. R is a compile-time constant in every
+ * inlined copy (see tile_run): the patch loops unroll and the loops over x
+ * vectorize with the running sums in registers. */
+static inline __attribute__ ((always_inline)) void
 tile_offset (const Ctx * c, Bufs * b, int tx0, int ty0, int tw, int th,
-    int dx, int dy)
+    int dx, int dy, const int R)
 {
-  const int r = c->r, pw = c->pw, ch = c->ch, P = 2 * r + 1;
+  const int pw = c->pw, ch = c->ch, P = 2 * R + 1;
   const int ya = ty0 > -dy ? ty0 : -dy;
   const int yb = ty0 + th < c->h - dy ? ty0 + th : c->h - dy;
   const int xa = tx0 > -dx ? tx0 : -dx;
   const int xb = tx0 + tw < c->w - dx ? tx0 + tw : c->w - dx;
-  const int n = xb - xa, nr = yb - ya + 2 * r;
+  const int n = xb - xa, nr = yb - ya + 2 * R;
   const float *g = c->k.g;
   const float ka = c->k.a, kb = c->k.b, kc = c->k.c;
-  float *restrict d = b->d, *restrict s = b->s;
+  float *restrict d = b->d;
   int k, i, j, x, ch_i;
 
   if (n <= 0 || yb <= ya)
     return;
 
-  /* row pass: rw[k][x'] = sum_i g[i] D(ya - r + k, xa + x' - r + i) */
+  /* row pass: rw[k][x'] = sum_i g[i] D(ya - R + k, xa + x' - R + i) */
   for (k = 0; k < nr; k++) {
-    /* padded row of q = (ya - r + k) is ya + k; column of q = xa - r + j is
-     * xa + j */
+    /* padded row of q = (ya - R + k) is ya + k; column of q = xa - R + j
+     * is xa + j */
     float *restrict rw = b->rw + (size_t) k * TILE_W;
-    for (j = 0; j < n + 2 * r; j++)
-      d[j] = 0.0f;
-    for (ch_i = 0; ch_i < ch; ch_i++) {
+    {
+      const float *restrict p0 = c->pad[0] + (size_t) (ya + k) * pw + xa;
+      const float *restrict p1 = c->pad[0] + (size_t) (ya + k + dy) * pw +
+          xa + dx;
+      for (j = 0; j < n + 2 * R; j++) {
+        float e = p0[j] - p1[j];
+        d[j] = e * e;
+      }
+    }
+    for (ch_i = 1; ch_i < ch; ch_i++) {
       const float *restrict p0 = c->pad[ch_i] + (size_t) (ya + k) * pw + xa;
       const float *restrict p1 = c->pad[ch_i] + (size_t) (ya + k + dy) * pw +
           xa + dx;
-      for (j = 0; j < n + 2 * r; j++) {
+      for (j = 0; j < n + 2 * R; j++) {
         float e = p0[j] - p1[j];
         d[j] += e * e;
       }
     }
-    for (x = 0; x < n; x++)
-      rw[x] = g[0] * d[x];
-    for (i = 1; i < P; i++)
-      for (x = 0; x < n; x++)
-        rw[x] += g[i] * d[x + i];
+    for (x = 0; x < n; x++) {
+      float s = g[0] * d[x];
+      for (i = 1; i < P; i++)
+        s += g[i] * d[x + i];
+      rw[x] = s;
+    }
   }
 
   /* column pass, weights, accumulation */
   for (k = 0; k < yb - ya; k++) {
     const int y = ya + k;
     float *restrict sw = b->acc + (size_t) (y - ty0) * TILE_W + (xa - tx0);
-    const float *rw0 = b->rw + (size_t) k * TILE_W;
+    float *restrict sf0 = sw + (size_t) TILE_H * TILE_W;
+    const float *restrict rw0 = b->rw + (size_t) k * TILE_W;
+    const float *restrict f0 = c->pad[0] + (size_t) (y + dy + R) * pw +
+        xa + dx + R;
 
-    for (x = 0; x < n; x++)
-      s[x] = g[0] * rw0[x];
-    for (j = 1; j < P; j++) {
-      const float *restrict rwj = rw0 + (size_t) j * TILE_W;
-      for (x = 0; x < n; x++)
-        s[x] += g[j] * rwj[x];
-    }
-    for (x = 0; x < n; x++) {
-      float m = s[x] * ka - kb;
-      m = m > 0.0f ? m : 0.0f;
-      s[x] = exp2_nonpos (-(m * kc));
-    }
-    for (x = 0; x < n; x++)
-      sw[x] += s[x];
-    for (ch_i = 0; ch_i < ch; ch_i++) {
-      float *restrict swf = sw + (size_t) (ch_i + 1) * TILE_H * TILE_W;
-      const float *restrict fy = c->pad[ch_i] + (size_t) (y + dy + r) * pw +
-          xa + dx + r;
-      for (x = 0; x < n; x++)
-        swf[x] += s[x] * fy[x];
+    if (ch == 1) {
+      for (x = 0; x < n; x++) {
+        float s = g[0] * rw0[x], m, w;
+        for (j = 1; j < P; j++)
+          s += g[j] * rw0[(size_t) j * TILE_W + x];
+        m = s * ka - kb;
+        m = m > 0.0f ? m : 0.0f;
+        w = exp2_nonpos (-(m * kc));
+        sw[x] += w;
+        sf0[x] += w * f0[x];
+      }
+    } else {
+      float *restrict sf1 = sf0 + (size_t) TILE_H * TILE_W;
+      float *restrict sf2 = sf1 + (size_t) TILE_H * TILE_W;
+      const size_t po = (size_t) (y + dy + R) * pw + xa + dx + R;
+      const float *restrict f1 = c->pad[1] + po, *restrict f2 = c->pad[2] + po;
+      for (x = 0; x < n; x++) {
+        float s = g[0] * rw0[x], m, w;
+        for (j = 1; j < P; j++)
+          s += g[j] * rw0[(size_t) j * TILE_W + x];
+        m = s * ka - kb;
+        m = m > 0.0f ? m : 0.0f;
+        w = exp2_nonpos (-(m * kc));
+        sw[x] += w;
+        sf0[x] += w * f0[x];
+        sf1[x] += w * f1[x];
+        sf2[x] += w * f2[x];
+      }
     }
   }
 }
 
-static void
+/* x86-64: a Haswell (AVX2 + FMA) clone chosen at load time where the CPU
+ * has it (the loops above vectorize 8 wide); the generic SSE2 one else. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) \
+    && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define NLM_CLONES __attribute__ ((target_clones ("arch=haswell", "default")))
+#endif
+#endif
+#ifndef NLM_CLONES
+#define NLM_CLONES
+#endif
+
+NLM_CLONES static void
 tile_run (const Ctx * c, Bufs * b, const CvPlane * src, CvLumaLayout l,
     CvPlane * dst, int tx0, int ty0)
 {
@@ -161,7 +194,26 @@ tile_run (const Ctx * c, Bufs * b, const CvPlane * src, CvLumaLayout l,
     for (dx = -c->rx; dx <= c->rx; dx++) {
       if (tx0 + tw + dx <= 0 || tx0 + dx >= c->w)
         continue;
-      tile_offset (c, b, tx0, ty0, tw, th, dx, dy);
+      switch (c->r) {
+        case 0:
+          tile_offset (c, b, tx0, ty0, tw, th, dx, dy, 0);
+          break;
+        case 1:
+          tile_offset (c, b, tx0, ty0, tw, th, dx, dy, 1);
+          break;
+        case 2:
+          tile_offset (c, b, tx0, ty0, tw, th, dx, dy, 2);
+          break;
+        case 3:
+          tile_offset (c, b, tx0, ty0, tw, th, dx, dy, 3);
+          break;
+        case 4:
+          tile_offset (c, b, tx0, ty0, tw, th, dx, dy, 4);
+          break;
+        default:
+          tile_offset (c, b, tx0, ty0, tw, th, dx, dy, 5);
+          break;
+      }
     }
   }
 
@@ -245,9 +297,8 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     Bufs b;
     b.d = malloc (sizeof (float) * (TILE_W + 2 * c.r));
     b.rw = malloc (sizeof (float) * (TILE_H + 2 * c.r) * TILE_W);
-    b.s = malloc (sizeof (float) * TILE_W);
     b.acc = malloc (sizeof (float) * (1 + c.ch) * TILE_H * TILE_W);
-    if (!b.d || !b.rw || !b.s || !b.acc) {
+    if (!b.d || !b.rw || !b.acc) {
 #pragma omp atomic write
       status = CV_ERROR_NO_MEMORY;
     } else {
@@ -258,7 +309,6 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     }
     free (b.d);
     free (b.rw);
-    free (b.s);
     free (b.acc);
   }
   free (pad);
