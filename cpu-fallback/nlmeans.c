@@ -15,6 +15,7 @@
  */
 #include "cvnlmeans.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,24 +38,24 @@ mirror (int k, int n)
  * x = n + f, |f| <= 1/2, e^(f ln 2) by its degree-6 Taylor polynomial
  * (relative error < 2e-7), exponent added in the bits. Branch-free so that
  * the loops calling it vectorize. */
+#pragma omp declare simd
 static inline float
 exp2_nonpos (float x)
 {
-  union
-  {
-    float f;
-    int32_t i;
-  } t, p;
-  float z, fn;
+  float t, fn, z, p;
+  int32_t ti, pi;
 
-  x = x < -125.0f ? -125.0f : x;
-  t.f = x + 12582912.0f;        /* 1.5 * 2^23: rounds x to an integer n */
-  fn = t.f - 12582912.0f;
+  x = x > -125.0f ? x : -125.0f;
+  t = x + 12582912.0f;          /* 1.5 * 2^23: rounds x to an integer n */
+  fn = t - 12582912.0f;
   z = (x - fn) * 0.69314718f;
-  p.f = 1.0f + z * (1.0f + z * (0.5f + z * (1.0f / 6 + z * (1.0f / 24 +
+  p = 1.0f + z * (1.0f + z * (0.5f + z * (1.0f / 6 + z * (1.0f / 24 +
                   z * (1.0f / 120 + z * (1.0f / 720))))));
-  p.i += (t.i - 0x4B400000) * (1 << 23);
-  return p.f;
+  memcpy (&ti, &t, 4);
+  memcpy (&pi, &p, 4);
+  pi += (ti - 0x4B400000) * (1 << 23);
+  memcpy (&p, &pi, 4);
+  return p;
 }
 
 typedef struct
@@ -70,6 +71,7 @@ typedef struct
 {
   float *d;                     /* TILE_W + 2r */
   float *rw;                    /* (TILE_H + 2r) x TILE_W */
+  float *s;                     /* TILE_W */
   float *acc;                   /* (1 + ch) x TILE_H x TILE_W */
 } Bufs;
 
@@ -88,7 +90,7 @@ tile_offset (const Ctx * c, Bufs * b, int tx0, int ty0, int tw, int th,
   const int n = xb - xa, nr = yb - ya + 2 * R;
   const float *g = c->k.g;
   const float ka = c->k.a, kb = c->k.b, kc = c->k.c;
-  float *restrict d = b->d;
+  float *restrict d = b->d, *restrict s = b->s;
   int k, i, j, x, ch_i;
 
   if (n <= 0 || yb <= ya)
@@ -117,12 +119,11 @@ tile_offset (const Ctx * c, Bufs * b, int tx0, int ty0, int tw, int th,
         d[j] += e * e;
       }
     }
-    for (x = 0; x < n; x++) {
-      float s = g[0] * d[x];
-      for (i = 1; i < P; i++)
-        s += g[i] * d[x + i];
-      rw[x] = s;
-    }
+    for (x = 0; x < n; x++)
+      rw[x] = g[0] * d[x];
+    for (i = 1; i < P; i++)
+      for (x = 0; x < n; x++)
+        rw[x] += g[i] * d[x + i];
   }
 
   /* column pass, weights, accumulation */
@@ -134,14 +135,18 @@ tile_offset (const Ctx * c, Bufs * b, int tx0, int ty0, int tw, int th,
     const float *restrict f0 = c->pad[0] + (size_t) (y + dy + R) * pw +
         xa + dx + R;
 
+    for (x = 0; x < n; x++)
+      s[x] = g[0] * rw0[x];
+    for (j = 1; j < P; j++) {
+      const float *restrict rwj = rw0 + (size_t) j * TILE_W;
+      for (x = 0; x < n; x++)
+        s[x] += g[j] * rwj[x];
+    }
     if (ch == 1) {
+#pragma omp simd
       for (x = 0; x < n; x++) {
-        float s = g[0] * rw0[x], m, w;
-        for (j = 1; j < P; j++)
-          s += g[j] * rw0[(size_t) j * TILE_W + x];
-        m = s * ka - kb;
-        m = m > 0.0f ? m : 0.0f;
-        w = exp2_nonpos (-(m * kc));
+        const float m0 = s[x] * ka - kb, m = m0 > 0.0f ? m0 : 0.0f;
+        const float w = exp2_nonpos (-(m * kc));
         sw[x] += w;
         sf0[x] += w * f0[x];
       }
@@ -150,13 +155,10 @@ tile_offset (const Ctx * c, Bufs * b, int tx0, int ty0, int tw, int th,
       float *restrict sf2 = sf1 + (size_t) TILE_H * TILE_W;
       const size_t po = (size_t) (y + dy + R) * pw + xa + dx + R;
       const float *restrict f1 = c->pad[1] + po, *restrict f2 = c->pad[2] + po;
+#pragma omp simd
       for (x = 0; x < n; x++) {
-        float s = g[0] * rw0[x], m, w;
-        for (j = 1; j < P; j++)
-          s += g[j] * rw0[(size_t) j * TILE_W + x];
-        m = s * ka - kb;
-        m = m > 0.0f ? m : 0.0f;
-        w = exp2_nonpos (-(m * kc));
+        const float m0 = s[x] * ka - kb, m = m0 > 0.0f ? m0 : 0.0f;
+        const float w = exp2_nonpos (-(m * kc));
         sw[x] += w;
         sf0[x] += w * f0[x];
         sf1[x] += w * f1[x];
@@ -297,8 +299,9 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     Bufs b;
     b.d = malloc (sizeof (float) * (TILE_W + 2 * c.r));
     b.rw = malloc (sizeof (float) * (TILE_H + 2 * c.r) * TILE_W);
+    b.s = malloc (sizeof (float) * TILE_W);
     b.acc = malloc (sizeof (float) * (1 + c.ch) * TILE_H * TILE_W);
-    if (!b.d || !b.rw || !b.acc) {
+    if (!b.d || !b.rw || !b.s || !b.acc) {
 #pragma omp atomic write
       status = CV_ERROR_NO_MEMORY;
     } else {
@@ -309,6 +312,7 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     }
     free (b.d);
     free (b.rw);
+    free (b.s);
     free (b.acc);
   }
   free (pad);
