@@ -28,7 +28,8 @@ import numpy as np
 import gi
 
 gi.require_version("Gst", "1.0")
-from gi.repository import Gst  # noqa: E402
+gi.require_version("GstVideo", "1.0")
+from gi.repository import Gst, GstVideo  # noqa: E402
 
 VIDEO = "/usr/share/doc/opencv-doc/examples/data/vtest.avi"
 
@@ -70,7 +71,7 @@ def main():
         s = dsink.emit("pull-sample")
         if s is None:
             break
-        info = Gst.VideoInfo.new_from_caps(s.get_caps())
+        info = GstVideo.VideoInfo.new_from_caps(s.get_caps())
         w, h = info.width, info.height
         clean, raw = i420_luma(s.get_buffer(), w, h, info)
         noisy = np.clip(np.rint(clean + rng.normal(0, args.sigma, clean.shape)),
