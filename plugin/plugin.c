@@ -11,6 +11,7 @@
 #include "gstcudasobel.h"
 #include "gstcudaconvolve.h"
 #include "gstcudatemplatematch.h"
+#include "gstcudanlmeans.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -21,6 +22,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (cudasobel, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaconvolve, plugin);
   ret |= GST_ELEMENT_REGISTER (cudatemplatematch, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudanlmeans, plugin);
   return ret;
 }
 

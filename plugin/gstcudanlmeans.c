@@ -1,0 +1,459 @@
+/* gst-cuda-vision: cudanlmeans, non-local-means denoising (seed 004).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cudanlmeans
+ * @title: cudanlmeans
+ *
+ * Non-local-means denoising (A. Buades, B. Coll, J.-M. Morel, "A non-local
+ * algorithm for image denoising", CVPR 2005) on the GPU (CUDA) or, where
+ * there is none, on the CPU (same single-precision formulation, within
+ * 1 LSB). Every pixel becomes the average of the pixels of its search window
+ * weighted by the similarity of their neighbourhoods:
+ *
+ *   out(x) = sum_y w(x,y) f(y) / sum_y w(x,y)
+ *   w(x,y) = exp (-max (d²(x,y) - 2 sigma², 0) / h²)
+ *
+ * d² is the squared distance between the patch around x and the patch
+ * around y, weighted by a Gaussian of standard deviation patch-sigma centred
+ * on the patch and divided by the sum of those weights (uniform weights when
+ * patch-sigma is 0), averaged over the colour components. Patch pixels
+ * outside the frame are read with symmetric padding (MATLAB padarray
+ * 'symmetric': ... c b a | a b c ...); the search window is clipped to the
+ * frame. Output is rounded to nearest and saturated to 0..255.
+ *
+ * Formats: GRAY8; I420 and NV12 (the luma is denoised, the chroma planes are
+ * passed through unchanged); RGB, BGR, RGBA, BGRA, RGBx, BGRx (one weight
+ * per pixel from the colour patch distance, alpha/padding copied). The
+ * output has the input's format and size.
+ *
+ * The seed (MATLAB/CUDA, images in [0,1]) uses w = exp (-d²/filtSigma²)
+ * with filtSigma = 0.02: on 8-bit data the same weights come from
+ * h = 255 * filtSigma = 5.1 (and sigma = 0).
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=in.avi ! decodebin ! videoconvert ! cudanlmeans h=12 ! videoconvert ! autovideosink
+ * gst-launch-1.0 filesrc location=lena.jpg ! jpegdec ! videoconvert ! video/x-raw,format=GRAY8 ! cudanlmeans search-window=0 patch-size=5 h=5.1 ! videoconvert ! pngenc ! filesink location=out.png
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstcudanlmeans.h"
+#include "cvnlmeans.h"
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_nl_means_debug);
+#define GST_CAT_DEFAULT gst_cuda_nl_means_debug
+
+#define DEFAULT_H 10.0
+#define DEFAULT_PATCH_SIZE 7
+#define DEFAULT_SEARCH_WINDOW 21
+#define DEFAULT_PATCH_SIGMA (5.0 / 3.0)
+#define DEFAULT_SIGMA 0.0
+
+/* above this many pixels whole-frame mode gets a warning (cost O(pixels²)) */
+#define WHOLE_FRAME_WARN_PIXELS (512 * 512)
+
+enum
+{
+  PROP_0,
+  PROP_H,
+  PROP_PATCH_SIZE,
+  PROP_SEARCH_WINDOW,
+  PROP_PATCH_SIGMA,
+  PROP_SIGMA,
+};
+
+struct _GstCudaNlMeans
+{
+  GstCudaVisionBase parent;
+
+  /* properties, GST_OBJECT_LOCK */
+  gdouble h;
+  guint patch_size;
+  guint search_window;
+  gdouble patch_sigma;
+  gdouble sigma;
+
+  /* set_info, streaming thread */
+  CvLumaLayout layout;
+  guint n_passthrough;          /* chroma planes copied (YUV) */
+  gsize chroma_row_bytes[GST_VIDEO_MAX_PLANES];
+  gboolean warned_patch, warned_whole;
+};
+
+/* device scratch of one slot */
+typedef struct
+{
+  void *data;
+  size_t size;
+} NlmScratch;
+
+#define FORMATS "{ GRAY8, I420, NV12, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (FORMATS)));
+
+#define gst_cuda_nl_means_parent_class parent_class
+G_DEFINE_TYPE (GstCudaNlMeans, gst_cuda_nl_means, GST_TYPE_CUDA_VISION_BASE);
+GST_ELEMENT_REGISTER_DEFINE (cudanlmeans, "cudanlmeans", GST_RANK_NONE,
+    GST_TYPE_CUDA_NL_MEANS);
+
+static gboolean
+gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
+    const GstVideoInfo * in_info, GstCaps * outcaps,
+    const GstVideoInfo * out_info)
+{
+  GstCudaNlMeans *self = GST_CUDA_NL_MEANS (base);
+  CvLumaLayout l = { 1, -1, -1, -1 };
+  guint p;
+
+  if (GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_INFO_FORMAT (out_info) ||
+      GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info) ||
+      GST_VIDEO_INFO_HEIGHT (in_info) != GST_VIDEO_INFO_HEIGHT (out_info)) {
+    GST_ERROR_OBJECT (self, "output must have the input's format and size");
+    return FALSE;
+  }
+
+  self->n_passthrough = 0;
+  switch (GST_VIDEO_INFO_FORMAT (in_info)) {
+    case GST_VIDEO_FORMAT_GRAY8:
+      break;
+    case GST_VIDEO_FORMAT_I420:
+    case GST_VIDEO_FORMAT_NV12:
+      /* luma denoised; the chroma planes are copied unchanged */
+      self->n_passthrough = GST_VIDEO_INFO_N_PLANES (in_info) - 1;
+      for (p = 1; p < GST_VIDEO_INFO_N_PLANES (in_info); p++)
+        self->chroma_row_bytes[p] =
+            (gsize) GST_VIDEO_INFO_COMP_WIDTH (in_info, p) *
+            GST_VIDEO_INFO_COMP_PSTRIDE (in_info, p);
+      break;
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
+      l.bpp = GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0);
+      l.r = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_R);
+      l.g = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_G);
+      l.b = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_B);
+      break;
+    default:
+      GST_ERROR_OBJECT (self, "unsupported format %s",
+          GST_VIDEO_INFO_NAME (in_info));
+      return FALSE;
+  }
+  self->layout = l;
+  self->warned_patch = self->warned_whole = FALSE;
+  return TRUE;
+}
+
+static void
+gst_cuda_nl_means_get_params (GstCudaVisionBase * base, gpointer params)
+{
+  GstCudaNlMeans *self = GST_CUDA_NL_MEANS (base);
+  CvNlMeansParams *p = params;
+
+  GST_OBJECT_LOCK (self);
+  p->h = self->h;
+  p->patch_size = self->patch_size;
+  p->search_window = self->search_window;
+  p->patch_sigma = self->patch_sigma;
+  p->sigma = self->sigma;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* documented fallbacks for sizes the frame cannot hold: warn once */
+static void
+check_frame (GstCudaNlMeans * self, const CvPlane * luma,
+    const CvNlMeansParams * p)
+{
+  if (!self->warned_patch && (p->patch_size > luma->width
+          || p->patch_size > luma->height)) {
+    GST_WARNING_OBJECT (self, "patch-size %d larger than the %dx%d frame: "
+        "the patch is completed by repeated symmetric reflection",
+        p->patch_size, luma->width, luma->height);
+    self->warned_patch = TRUE;
+  }
+  if (!self->warned_whole && p->search_window == 0
+      && (gint64) luma->width * luma->height > WHOLE_FRAME_WARN_PIXELS) {
+    GST_WARNING_OBJECT (self, "whole-frame mode (search-window=0) on a "
+        "%dx%d frame: the cost grows with the square of the pixel count, "
+        "use a search window for large frames", luma->width, luma->height);
+    self->warned_whole = TRUE;
+  }
+}
+
+static int
+gst_cuda_nl_means_process_cpu (GstCudaVisionBase * base,
+    GstCudaVisionFrame * frame)
+{
+  GstCudaNlMeans *self = GST_CUDA_NL_MEANS (base);
+  guint p;
+  int status;
+
+  check_frame (self, &frame->in[0], frame->params);
+  status = cv_nlmeans_cpu (&frame->in[0], self->layout, &frame->out[0],
+      frame->params);
+  for (p = 1; status == CV_OK && p <= self->n_passthrough; p++) {
+    const CvPlane *s = &frame->in[p];
+    CvPlane *d = &frame->out[p];
+    int y;
+    for (y = 0; y < s->height; y++)
+      memcpy (d->data + (gsize) y * d->stride, s->data + (gsize) y * s->stride,
+          self->chroma_row_bytes[p]);
+  }
+  return status;
+}
+
+#ifdef HAVE_CUDA
+static int
+gst_cuda_nl_means_process_cuda (GstCudaVisionBase * base,
+    GstCudaVisionFrame * frame)
+{
+  GstCudaNlMeans *self = GST_CUDA_NL_MEANS (base);
+  NlmScratch *sc = *frame->scratch;
+  size_t need;
+  guint p;
+  int status;
+  cudaError_t err;
+
+  check_frame (self, &frame->in[0], frame->params);
+  need = cv_nlmeans_cuda_scratch_size (frame->in[0].width,
+      frame->in[0].height, self->layout, frame->params);
+  if (!sc) {
+    sc = g_new0 (NlmScratch, 1);
+    *frame->scratch = sc;
+  }
+  if (need > sc->size) {
+    /* the slot's previous frame has completed: its scratch is free */
+    if (sc->data)
+      cudaFree (sc->data);
+    sc->data = NULL;
+    sc->size = 0;
+    err = cudaMalloc (&sc->data, need);
+    if (err != cudaSuccess) {
+      sc->data = NULL;
+      return (int) err;
+    }
+    sc->size = need;
+  }
+
+  status = cv_nlmeans_cuda (&frame->in[0], self->layout, &frame->out[0],
+      frame->params, sc->data, sc->size, frame->stream);
+  for (p = 1; status == CV_OK && p <= self->n_passthrough; p++) {
+    err = cudaMemcpy2DAsync (frame->out[p].data, frame->out[p].stride,
+        frame->in[p].data, frame->in[p].stride, self->chroma_row_bytes[p],
+        frame->in[p].height, cudaMemcpyDeviceToDevice,
+        (cudaStream_t) frame->stream);
+    if (err != cudaSuccess)
+      status = (int) err;
+  }
+  return status;
+}
+
+static void
+gst_cuda_nl_means_free_scratch (GstCudaVisionBase * base, gpointer scratch)
+{
+  NlmScratch *sc = scratch;
+
+  if (sc->data)
+    cudaFree (sc->data);
+  g_free (sc);
+}
+#endif
+
+static gboolean
+odd_in_range (guint v, guint lo, guint hi)
+{
+  return v >= lo && v <= hi && (v & 1);
+}
+
+static void
+gst_cuda_nl_means_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaNlMeans *self = GST_CUDA_NL_MEANS (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_H:{
+      gdouble v = g_value_get_double (value);
+      if (v > 0)
+        self->h = v;
+      else
+        GST_WARNING_OBJECT (self, "h must be > 0, keeping %g", self->h);
+      break;
+    }
+    case PROP_PATCH_SIZE:{
+      guint v = g_value_get_uint (value);
+      if (odd_in_range (v, 3, CV_NLMEANS_MAX_PATCH))
+        self->patch_size = v;
+      else
+        GST_WARNING_OBJECT (self, "patch-size must be odd (3..%d), got %u, "
+            "keeping %u", CV_NLMEANS_MAX_PATCH, v, self->patch_size);
+      break;
+    }
+    case PROP_SEARCH_WINDOW:{
+      guint v = g_value_get_uint (value);
+      if (v == 0 || odd_in_range (v, 3, CV_NLMEANS_MAX_SEARCH))
+        self->search_window = v;
+      else
+        GST_WARNING_OBJECT (self, "search-window must be 0 or odd (3..%d), "
+            "got %u, keeping %u", CV_NLMEANS_MAX_SEARCH, v,
+            self->search_window);
+      break;
+    }
+    case PROP_PATCH_SIGMA:
+      self->patch_sigma = g_value_get_double (value);
+      break;
+    case PROP_SIGMA:
+      self->sigma = g_value_get_double (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_nl_means_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaNlMeans *self = GST_CUDA_NL_MEANS (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_H:
+      g_value_set_double (value, self->h);
+      break;
+    case PROP_PATCH_SIZE:
+      g_value_set_uint (value, self->patch_size);
+      break;
+    case PROP_SEARCH_WINDOW:
+      g_value_set_uint (value, self->search_window);
+      break;
+    case PROP_PATCH_SIGMA:
+      g_value_set_double (value, self->patch_sigma);
+      break;
+    case PROP_SIGMA:
+      g_value_set_double (value, self->sigma);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_nl_means_class_init (GstCudaNlMeansClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstCudaVisionBaseClass *base_class = GST_CUDA_VISION_BASE_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_nl_means_debug, "cudanlmeans", 0,
+      "Non-local-means denoising");
+
+  gobject_class->set_property = gst_cuda_nl_means_set_property;
+  gobject_class->get_property = gst_cuda_nl_means_get_property;
+
+  /**
+   * GstCudaNlMeans:h:
+   * Filter strength in 8-bit intensity units (w = exp (-max (d² - 2 sigma²,
+   * 0) / h²)), > 0, default 10. 0 is refused with a GST_WARNING and the
+   * previous value kept. The seed's filtSigma on [0,1] data maps to
+   * h = 255 * filtSigma (0.02 -> 5.1).
+   */
+  g_object_class_install_property (gobject_class, PROP_H,
+      g_param_spec_double ("h", "h",
+          "Filter strength in 8-bit intensity units (> 0)", 0.0, 10000.0,
+          DEFAULT_H, flags));
+  /**
+   * GstCudaNlMeans:patch-size:
+   * Side of the square patch in pixels, odd, 3..11, default 7. Even values
+   * are refused with a GST_WARNING and the previous value kept.
+   */
+  g_object_class_install_property (gobject_class, PROP_PATCH_SIZE,
+      g_param_spec_uint ("patch-size", "Patch size",
+          "Side of the square patch in pixels (odd, 3..11)", 3,
+          CV_NLMEANS_MAX_PATCH, DEFAULT_PATCH_SIZE, flags));
+  /**
+   * GstCudaNlMeans:search-window:
+   * Side of the square search window centred on the pixel, odd, 3..65,
+   * default 21; 0 = the whole frame (as the seed; cost grows with the
+   * square of the pixel count: for small frames). The window is clipped to
+   * the frame. Even values and 1 are refused with a GST_WARNING and the
+   * previous value kept.
+   */
+  g_object_class_install_property (gobject_class, PROP_SEARCH_WINDOW,
+      g_param_spec_uint ("search-window", "Search window",
+          "Side of the square search window in pixels (odd, 3..65), "
+          "0 = whole frame", 0, CV_NLMEANS_MAX_SEARCH, DEFAULT_SEARCH_WINDOW,
+          flags));
+  /**
+   * GstCudaNlMeans:patch-sigma:
+   * Standard deviation in pixels of the Gaussian weighting the patch
+   * distance (centred on the patch), 0..100, default 5/3 as the seed;
+   * 0 = uniform weights (as OpenCV's fastNlMeansDenoising).
+   */
+  g_object_class_install_property (gobject_class, PROP_PATCH_SIGMA,
+      g_param_spec_double ("patch-sigma", "Patch sigma",
+          "Standard deviation of the Gaussian patch weights in pixels "
+          "(0 = uniform)", 0.0, 100.0, DEFAULT_PATCH_SIGMA, flags));
+  /**
+   * GstCudaNlMeans:sigma:
+   * Known standard deviation of the noise in 8-bit units, 0..255, default
+   * 0: distances up to 2 sigma² count as identical patches (w = 1).
+   */
+  g_object_class_install_property (gobject_class, PROP_SIGMA,
+      g_param_spec_double ("sigma", "Sigma",
+          "Known noise standard deviation in 8-bit units", 0.0, 255.0,
+          DEFAULT_SIGMA, flags));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA non-local-means denoiser", "Filter/Effect/Video",
+      "Non-local-means denoising (Buades, Coll, Morel) with Gaussian-weighted "
+      "patch distances, on the GPU or the CPU", "gst-cuda-vision developers");
+
+  base_class->params_size = sizeof (CvNlMeansParams);
+  base_class->get_params = GST_DEBUG_FUNCPTR (gst_cuda_nl_means_get_params);
+  base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_nl_means_set_info);
+  base_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cuda_nl_means_process_cpu);
+#ifdef HAVE_CUDA
+  base_class->process_cuda =
+      GST_DEBUG_FUNCPTR (gst_cuda_nl_means_process_cuda);
+  base_class->free_scratch =
+      GST_DEBUG_FUNCPTR (gst_cuda_nl_means_free_scratch);
+#endif
+}
+
+static void
+gst_cuda_nl_means_init (GstCudaNlMeans * self)
+{
+  self->h = DEFAULT_H;
+  self->patch_size = DEFAULT_PATCH_SIZE;
+  self->search_window = DEFAULT_SEARCH_WINDOW;
+  self->patch_sigma = DEFAULT_PATCH_SIGMA;
+  self->sigma = DEFAULT_SIGMA;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef __GST_CUDA_NL_MEANS_H__
+#define __GST_CUDA_NL_MEANS_H__
+
+#include "gstcudavisionbase.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_NL_MEANS (gst_cuda_nl_means_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaNlMeans, gst_cuda_nl_means, GST, CUDA_NL_MEANS,
+    GstCudaVisionBase);
+
+GST_ELEMENT_REGISTER_DECLARE (cudanlmeans);
+
+G_END_DECLS
+#endif

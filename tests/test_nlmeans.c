@@ -1,0 +1,642 @@
+/* cudanlmeans: output against an independent double-precision reference
+ * (random and real frames, patch sizes, search windows, patch-sigma,
+ * whole-frame mode, frames smaller than the patch), formats, property
+ * checks, denoising quality (PSNR gain), GPU vs CPU.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cvtest.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct
+{
+  double h;
+  guint patch;
+  guint search;                 /* 0 = whole frame */
+  double patch_sigma;
+  double sigma;
+} Params;
+
+/* ---- the reference: the definition, in double, one pixel at a time ---- */
+
+/* symmetric padding: reflect (edge pixel repeated) until inside [0, n) */
+static int
+ref_reflect (int k, int n)
+{
+  while (k < 0 || k >= n) {
+    if (k < 0)
+      k = -k - 1;
+    else
+      k = 2 * n - 1 - k;
+  }
+  return k;
+}
+
+/* img: w x h pixels of C interleaved components (C = 1 or 3).
+ * Returns the rounded result, same shape. */
+static guint8 *
+ref_nlmeans (const guint8 * img, int w, int h, int C, const Params * p)
+{
+  guint8 *out = g_malloc ((gsize) w * h * C);
+  int r = p->patch / 2;
+  int R = p->search / 2;
+  double g[32], gsum = 0;
+  int x, y, i, j, c;
+
+  for (i = -r; i <= r; i++) {
+    g[i + r] = p->patch_sigma > 0 ?
+        exp (-(i * i) / (2 * p->patch_sigma * p->patch_sigma)) : 1.0;
+    gsum += g[i + r];
+  }
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      double sw = 0, swf[3] = { 0, 0, 0 };
+      int y0 = 0, y1 = h - 1, x0 = 0, x1 = w - 1, yy, xx;
+      if (p->search) {
+        y0 = MAX (0, y - R);
+        y1 = MIN (h - 1, y + R);
+        x0 = MAX (0, x - R);
+        x1 = MIN (w - 1, x + R);
+      }
+      for (yy = y0; yy <= y1; yy++)
+        for (xx = x0; xx <= x1; xx++) {
+          double d2 = 0, wt;
+          for (j = -r; j <= r; j++)
+            for (i = -r; i <= r; i++) {
+              const guint8 *a = img + ((gsize) ref_reflect (y + j, h) * w +
+                  ref_reflect (x + i, w)) * C;
+              const guint8 *b = img + ((gsize) ref_reflect (yy + j, h) * w +
+                  ref_reflect (xx + i, w)) * C;
+              double s = 0;
+              for (c = 0; c < C; c++)
+                s += ((double) a[c] - b[c]) * ((double) a[c] - b[c]);
+              d2 += g[i + r] * g[j + r] * s / C;
+            }
+          d2 /= gsum * gsum;
+          wt = exp (-MAX (d2 - 2 * p->sigma * p->sigma, 0) / (p->h * p->h));
+          sw += wt;
+          for (c = 0; c < C; c++)
+            swf[c] += wt * img[((gsize) yy * w + xx) * C + c];
+        }
+      for (c = 0; c < C; c++)
+        out[((gsize) y * w + x) * C + c] =
+            (guint8) MIN (255, floor (swf[c] / sw + 0.5));
+    }
+  return out;
+}
+
+/* ---- frames as plain arrays ---- */
+
+/* the C denoised components of buf (format of info) into a packed array;
+ * colour in R, G, B order, GRAY8/YUV: the luma */
+static guint8 *
+unpack (GstBuffer * buf, const GstVideoInfo * info, int *C)
+{
+  GstVideoFrame f;
+  int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  gboolean rgb = GST_VIDEO_INFO_IS_RGB (info);
+  int nc = rgb ? 3 : 1, x, y, c;
+  guint8 *a = g_malloc ((gsize) w * h * nc);
+
+  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
+  for (c = 0; c < nc; c++) {
+    const guint8 *d = GST_VIDEO_FRAME_COMP_DATA (&f, c);
+    int st = GST_VIDEO_FRAME_COMP_STRIDE (&f, c);
+    int ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&f, c);
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++)
+        a[((gsize) y * w + x) * nc + c] = d[(gsize) y * st + x * ps];
+  }
+  gst_video_frame_unmap (&f);
+  *C = nc;
+  return a;
+}
+
+static GstBuffer *
+run_element (const gchar * backend, const GstVideoInfo * info, GstBuffer * in,
+    const Params * p)
+{
+  GstHarness *h = cvtest_harness_new ("cudanlmeans", backend);
+  GstBuffer *out;
+
+  g_object_set (h->element, "h", p->h, "patch-size", p->patch,
+      "search-window", p->search, "patch-sigma", p->patch_sigma, "sigma",
+      p->sigma, "pipeline-depth", 1, NULL);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  gst_harness_teardown (h);
+  return out;
+}
+
+/* element output vs reference: every component within 1, and at most 1 %
+ * (+1) off by one (float vs double rounding right at .5) */
+static void
+check_reference (GstBuffer * in, const GstVideoInfo * info, const Params * p,
+    const gchar * what)
+{
+  int C, C2, w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  guint8 *src = unpack (in, info, &C);
+  guint8 *ref = ref_nlmeans (src, w, h, C, p);
+  GstBuffer *out = run_element (NULL, info, in, p);
+  guint8 *got = unpack (out, info, &C2);
+  gsize i, n = (gsize) w * h * C, off1 = 0;
+
+  for (i = 0; i < n; i++) {
+    int d = abs ((int) got[i] - (int) ref[i]);
+    fail_unless (d <= 1, "%s %s %dx%d h=%g patch=%u search=%u ps=%g s=%g: "
+        "component %" G_GSIZE_FORMAT " got %u expected %u", what,
+        GST_VIDEO_INFO_NAME (info), w, h, p->h, p->patch, p->search,
+        p->patch_sigma, p->sigma, i, got[i], ref[i]);
+    off1 += d;
+  }
+  fail_unless (off1 <= n / 100 + 1, "%s: %" G_GSIZE_FORMAT " of %"
+      G_GSIZE_FORMAT " components off by one", what, off1, n);
+
+  /* what is not denoised is copied: alpha/padding bytes, chroma planes */
+  if (GST_VIDEO_INFO_IS_YUV (info) || GST_VIDEO_INFO_HAS_ALPHA (info)
+      || GST_VIDEO_INFO_COMP_PSTRIDE (info, 0) == 4) {
+    GstVideoFrame fi, fo;
+    guint pl;
+    int x, y;
+    fail_unless (gst_video_frame_map (&fi, info, in, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
+    if (GST_VIDEO_INFO_IS_YUV (info)) {
+      for (pl = 1; pl < GST_VIDEO_FRAME_N_PLANES (&fi); pl++)
+        for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fi, pl); y++)
+          fail_unless (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fi,
+                      pl) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fi, pl),
+                  (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, pl) +
+                  y * GST_VIDEO_FRAME_PLANE_STRIDE (&fo, pl),
+                  GST_VIDEO_FRAME_COMP_WIDTH (&fi, pl) *
+                  GST_VIDEO_FRAME_COMP_PSTRIDE (&fi, pl)) == 0,
+              "chroma plane %u row %d not passed through", pl, y);
+    } else {
+      int ao = 6 - GST_VIDEO_FRAME_COMP_OFFSET (&fi, 0) -
+          GST_VIDEO_FRAME_COMP_OFFSET (&fi, 1) -
+          GST_VIDEO_FRAME_COMP_OFFSET (&fi, 2);     /* the 4th byte */
+      for (y = 0; y < h; y++)
+        for (x = 0; x < w; x++)
+          fail_unless_equals_int (((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo,
+                      0))[y * GST_VIDEO_FRAME_PLANE_STRIDE (&fo, 0) + x * 4 +
+                  ao], ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fi, 0))[y *
+                  GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0) + x * 4 + ao]);
+    }
+    gst_video_frame_unmap (&fo);
+    gst_video_frame_unmap (&fi);
+  }
+  g_free (src);
+  g_free (ref);
+  g_free (got);
+  gst_buffer_unref (out);
+}
+
+/* a w x h crop at (x0, y0) of a real image converted to fmt */
+static GstBuffer *
+real_crop (const gchar * name, GstVideoFormat fmt, int x0, int y0, int w,
+    int h, GstVideoInfo * info)
+{
+  gchar *path = g_build_filename (cvtest_media_dir (), name, NULL);
+  GstVideoInfo full;
+  GstBuffer *img = cvtest_load_image (path, fmt, &full), *buf;
+  GstVideoFrame fi, fo;
+  guint pl;
+  int y;
+
+  fail_unless (img != NULL, "%s not found (opencv-doc)", path);
+  g_free (path);
+  gst_video_info_set_format (info, fmt, w, h);
+  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
+  fail_unless (gst_video_frame_map (&fi, &full, img, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fo, info, buf, GST_MAP_WRITE));
+  for (pl = 0; pl < GST_VIDEO_FRAME_N_PLANES (&fo); pl++) {
+    /* plane-relative offsets (chroma subsampled by 2 for YUV planes > 0) */
+    int sub = (pl > 0 && GST_VIDEO_INFO_IS_YUV (info)) ? 2 : 1;
+    int ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&fo, pl);
+    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fo, pl); y++)
+      memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, pl) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&fo, pl),
+          (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fi, pl) +
+          (y + y0 / sub) * GST_VIDEO_FRAME_PLANE_STRIDE (&fi, pl) +
+          (x0 / sub) * ps, GST_VIDEO_FRAME_COMP_WIDTH (&fo, pl) * ps);
+  }
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fi);
+  gst_buffer_unref (img);
+  return buf;
+}
+
+static const Params sweep[] = {
+  {10, 7, 21, 5.0 / 3.0, 0},    /* the defaults */
+  {10, 3, 3, 0, 0},
+  {25, 5, 7, 0, 0},
+  {15, 5, 9, 1.0, 8},
+  {12, 11, 5, 5.0 / 3.0, 0},
+  {8, 9, 13, 0, 3},
+  {10, 7, 0, 5.0 / 3.0, 0},     /* whole frame */
+  {5.1, 5, 0, 0, 0},            /* whole frame, the seed's filtSigma */
+  {30, 3, 65, 2.5, 15},
+};
+
+GST_START_TEST (test_properties)
+{
+  GstElement *e = gst_element_factory_make ("cudanlmeans", NULL);
+  gdouble h, ps, s;
+  guint patch, search;
+  GParamSpec *spec;
+
+  fail_unless (e != NULL);
+  g_object_get (e, "h", &h, "patch-size", &patch, "search-window", &search,
+      "patch-sigma", &ps, "sigma", &s, NULL);
+  fail_unless_equals_float (h, 10.0);
+  fail_unless_equals_int (patch, 7);
+  fail_unless_equals_int (search, 21);
+  fail_unless (fabs (ps - 5.0 / 3.0) < 1e-12);
+  fail_unless_equals_float (s, 0.0);
+  spec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "patch-size");
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (spec)->minimum, 3);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (spec)->maximum, 11);
+  fail_unless (spec->flags & GST_PARAM_CONTROLLABLE);
+  spec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "search-window");
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (spec)->maximum, 65);
+
+  /* even sizes, search-window 1, h = 0: refused, previous value kept */
+  g_object_set (e, "patch-size", 5, "search-window", 9, "h", 3.0, NULL);
+  g_object_set (e, "patch-size", 6, "search-window", 10, "h", 0.0, NULL);
+  g_object_get (e, "patch-size", &patch, "search-window", &search, "h", &h,
+      NULL);
+  fail_unless_equals_int (patch, 5);
+  fail_unless_equals_int (search, 9);
+  fail_unless_equals_float (h, 3.0);
+  g_object_set (e, "search-window", 1, NULL);
+  g_object_get (e, "search-window", &search, NULL);
+  fail_unless_equals_int (search, 9);
+  g_object_set (e, "search-window", 0, "patch-size", 11, NULL);
+  g_object_get (e, "patch-size", &patch, "search-window", &search, NULL);
+  fail_unless_equals_int (patch, 11);
+  fail_unless_equals_int (search, 0);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reference_random)
+{
+  static const GstVideoFormat fmts[] = { GST_VIDEO_FORMAT_GRAY8,
+    GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGR
+  };
+  guint f, i;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++)
+    for (i = 0; i < G_N_ELEMENTS (sweep); i++) {
+      GstVideoInfo info;
+      GRand *rand = g_rand_new_with_seed (f * 100 + i);
+      GstBuffer *in;
+      /* random data: patch distances are large, so a stronger h */
+      Params p = sweep[i];
+      p.h *= 6;
+      gst_video_info_set_format (&info, fmts[f], 24, 19);
+      in = cvtest_random_frame (&info, 5, rand);
+      check_reference (in, &info, &p, "random");
+      gst_buffer_unref (in);
+      g_rand_free (rand);
+    }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reference_real)
+{
+  static const GstVideoFormat fmts[] = { GST_VIDEO_FORMAT_GRAY8,
+    GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGBA,
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB
+  };
+  guint f, i;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++)
+    for (i = 0; i < G_N_ELEMENTS (sweep); i++) {
+      GstVideoInfo info;
+      GstBuffer *in = real_crop (i % 2 ? "baboon.jpg" : "fruits.jpg", fmts[f],
+          200 + 2 * i, 240, 24, 20, &info);
+      check_reference (in, &info, &sweep[i], "real");
+      gst_buffer_unref (in);
+    }
+}
+
+GST_END_TEST;
+
+/* frames smaller than the patch and the search window: the symmetric
+ * padding is reflected again; whole-frame and windowed modes */
+GST_START_TEST (test_tiny_frames)
+{
+  static const int sizes[][2] = { {1, 1}, {2, 1}, {1, 3}, {2, 3}, {5, 4},
+  {11, 2}
+  };
+  static const Params ps[] = { {20, 11, 21, 5.0 / 3.0, 0}, {40, 11, 0, 0, 0},
+  {30, 5, 3, 1, 5}
+  };
+  guint s, i;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (i = 0; i < G_N_ELEMENTS (ps); i++) {
+      GstVideoInfo info;
+      GRand *rand = g_rand_new_with_seed (s * 10 + i);
+      GstBuffer *in;
+      gst_video_info_set_format (&info, i == 1 ? GST_VIDEO_FORMAT_BGRA :
+          GST_VIDEO_FORMAT_GRAY8, sizes[s][0], sizes[s][1]);
+      in = cvtest_random_frame (&info, 3, rand);
+      check_reference (in, &info, &ps[i], "tiny");
+      gst_buffer_unref (in);
+      g_rand_free (rand);
+    }
+}
+
+GST_END_TEST;
+
+/* constant frame stays constant; h tiny keeps the frame (only x itself has
+ * a weight); sigma huge gives the plain mean of the window */
+GST_START_TEST (test_semantics)
+{
+  GstVideoInfo info;
+  GRand *rand = g_rand_new_with_seed (7);
+  GstBuffer *in, *out;
+  Params p = { 1e-3, 5, 7, 0, 0 };
+  GstMapInfo a, b;
+  guint8 *src, *got;
+  int C, x, y;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 40, 30);
+  in = cvtest_random_frame (&info, 0, rand);
+  out = run_element (NULL, &info, in, &p);
+  gst_buffer_map (in, &a, GST_MAP_READ);
+  gst_buffer_map (out, &b, GST_MAP_READ);
+  fail_unless (memcmp (a.data, b.data, a.size) == 0,
+      "tiny h must keep the frame");
+  gst_buffer_unmap (in, &a);
+  gst_buffer_unmap (out, &b);
+  gst_buffer_unref (out);
+
+  /* sigma 255: every d² <= 2 sigma², all weights 1: the window's mean */
+  p.h = 10;
+  p.sigma = 255;
+  p.search = 3;
+  out = run_element (NULL, &info, in, &p);
+  src = unpack (in, &info, &C);
+  got = unpack (out, &info, &C);
+  for (y = 1; y < 29; y++)
+    for (x = 1; x < 39; x++) {
+      int s = 0, i, j;
+      for (j = -1; j <= 1; j++)
+        for (i = -1; i <= 1; i++)
+          s += src[(y + j) * 40 + x + i];
+      fail_unless (abs ((int) got[y * 40 + x] - (int) floor (s / 9.0 + 0.5))
+          <= 1);
+    }
+  g_free (src);
+  g_free (got);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Gaussian noise from a fixed seed (Box-Muller on GRand) */
+static void
+add_noise (guint8 * a, gsize n, double sigma, guint32 seed)
+{
+  GRand *rand = g_rand_new_with_seed (seed);
+  gsize i;
+
+  for (i = 0; i < n; i++) {
+    double u1 = g_rand_double_range (rand, 1e-12, 1.0);
+    double u2 = g_rand_double (rand);
+    double v = a[i] + sigma * sqrt (-2 * log (u1)) * cos (2 * G_PI * u2);
+    a[i] = (guint8) CLAMP (floor (v + 0.5), 0, 255);
+  }
+  g_rand_free (rand);
+}
+
+static double
+psnr (const guint8 * a, const guint8 * b, gsize n)
+{
+  double se = 0;
+  gsize i;
+
+  for (i = 0; i < n; i++)
+    se += ((double) a[i] - b[i]) * ((double) a[i] - b[i]);
+  return 10 * log10 (255.0 * 255.0 * n / se);
+}
+
+/* Quality: the central 256x256 crop of fruits.jpg (GRAY8) with Gaussian
+ * noise (GRand seed 1), sigma 15 and 25, default patch (7), search window
+ * (21) and patch-sigma, sigma = the noise sigma, h = 0.7 sigma (the best h
+ * found by tests/nlmeans_vs_opencv.py). The thresholds are the PSNR gains
+ * of OpenCV's fastNlMeansDenoising at its best h for the same patch and
+ * search sizes on the same crop (5.91 and 7.91 dB, numpy noise, see
+ * docs/cudanlmeans.md): the issue asks for at least that gain. cudanlmeans
+ * measured +6.78 and +8.43 dB there, so another noise draw (GRand here)
+ * leaves a margin of about 0.5 dB. */
+GST_START_TEST (test_quality_psnr_gain)
+{
+  static const struct
+  {
+    double sigma, h, min_gain;
+  } cases[] = { {15, 10.5, 5.91}, {25, 17.5, 7.91} };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstVideoInfo info;
+    GstBuffer *clean = real_crop ("fruits.jpg", GST_VIDEO_FORMAT_GRAY8, 128,
+        112, 256, 256, &info), *noisy, *out;
+    Params p = { cases[i].h, 7, 21, 5.0 / 3.0, cases[i].sigma };
+    guint8 *c, *nz, *dn;
+    int C;
+    GstMapInfo m;
+    double before, after;
+
+    c = unpack (clean, &info, &C);
+    nz = g_memdup2 (c, 256 * 256);
+    add_noise (nz, 256 * 256, cases[i].sigma, 1);
+    noisy = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+    gst_buffer_map (noisy, &m, GST_MAP_WRITE);
+    for (int y = 0; y < 256; y++)
+      memcpy (m.data + y * GST_VIDEO_INFO_PLANE_STRIDE (&info, 0),
+          nz + y * 256, 256);
+    gst_buffer_unmap (noisy, &m);
+    out = run_element (NULL, &info, noisy, &p);
+    dn = unpack (out, &info, &C);
+    before = psnr (c, nz, 256 * 256);
+    after = psnr (c, dn, 256 * 256);
+    GST_INFO ("sigma %g: PSNR %.2f -> %.2f dB (gain %.2f)", cases[i].sigma,
+        before, after, after - before);
+    fail_unless (after - before >= cases[i].min_gain,
+        "sigma %g: PSNR gain %.2f dB < %.2f dB (%.2f -> %.2f)",
+        cases[i].sigma, after - before, cases[i].min_gain, before, after);
+    g_free (c);
+    g_free (nz);
+    g_free (dn);
+    gst_buffer_unref (out);
+    gst_buffer_unref (noisy);
+    gst_buffer_unref (clean);
+  }
+}
+
+GST_END_TEST;
+
+/* several frames through one element: count, timestamps, a property change
+ * between frames takes effect at the next frame */
+GST_START_TEST (test_stream)
+{
+  GstHarness *h = cvtest_harness_new ("cudanlmeans", NULL);
+  GstVideoInfo info;
+  GRand *rand = g_rand_new_with_seed (3);
+  GstBuffer *in, *out;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 48, 32);
+  in = cvtest_random_frame (&info, 0, rand);
+  g_object_set (h->element, "pipeline-depth", 2, NULL);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  for (i = 0; i < 5; i++) {
+    GstBuffer *b = gst_buffer_copy (in);
+    GST_BUFFER_PTS (b) = i * GST_SECOND / 30;
+    GST_BUFFER_DURATION (b) = GST_SECOND / 30;
+    /* tiny h on odd frames: output = input */
+    g_object_set (h->element, "h", i % 2 ? 1e-3 : 50.0, NULL);
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  gst_harness_push_event (h, gst_event_new_eos ());
+  for (i = 0; i < 5; i++) {
+    GstMapInfo a, b;
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * GST_SECOND / 30);
+    gst_buffer_map (in, &a, GST_MAP_READ);
+    gst_buffer_map (out, &b, GST_MAP_READ);
+    fail_unless_equals_int (memcmp (a.data, b.data, a.size) == 0, i % 2);
+    gst_buffer_unmap (in, &a);
+    gst_buffer_unmap (out, &b);
+    gst_buffer_unref (out);
+  }
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  gst_buffer_unref (in);
+  g_rand_free (rand);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_unsupported_format_refused)
+{
+  GstHarness *h = cvtest_harness_new ("cudanlmeans", NULL);
+  GstVideoInfo info;
+  GRand *rand = g_rand_new_with_seed (1);
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_YUY2, 16, 16);
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_YUY2, 16, 16));
+  fail_unless_equals_int (gst_harness_push (h, cvtest_random_frame (&info, 0,
+              rand)), GST_FLOW_NOT_NEGOTIATED);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  g_rand_free (rand);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* GPU vs CPU: within 1 LSB on >= 99.9 % of the components, never more
+ * than 2 apart, including large frames, whole-frame mode (which splits
+ * the offsets over blocks) and every patch radius */
+GST_START_TEST (test_gpu_vs_cpu)
+{
+  static const struct
+  {
+    GstVideoFormat fmt;
+    int w, h;
+    Params p;
+  } cases[] = {
+    {GST_VIDEO_FORMAT_GRAY8, 1, 1, {10, 7, 21, 5.0 / 3.0, 0}},
+    {GST_VIDEO_FORMAT_GRAY8, 37, 23, {10, 3, 0, 0, 0}},
+    {GST_VIDEO_FORMAT_GRAY8, 640, 480, {60, 7, 21, 5.0 / 3.0, 0}},
+    {GST_VIDEO_FORMAT_GRAY8, 1920, 1080, {60, 7, 21, 5.0 / 3.0, 0}},
+    {GST_VIDEO_FORMAT_GRAY8, 256, 256, {60, 7, 0, 5.0 / 3.0, 0}},
+    {GST_VIDEO_FORMAT_GRAY8, 333, 97, {60, 11, 65, 0, 10}},
+    {GST_VIDEO_FORMAT_GRAY8, 200, 150, {60, 9, 35, 2, 0}},
+    {GST_VIDEO_FORMAT_GRAY8, 200, 150, {60, 5, 33, 1, 0}},
+    {GST_VIDEO_FORMAT_I420, 322, 242, {60, 5, 15, 1, 5}},
+    {GST_VIDEO_FORMAT_NV12, 320, 240, {60, 7, 21, 5.0 / 3.0, 0}},
+    {GST_VIDEO_FORMAT_RGBx, 640, 480, {60, 7, 21, 5.0 / 3.0, 0}},
+    {GST_VIDEO_FORMAT_RGB, 1920, 1080, {60, 7, 21, 5.0 / 3.0, 0}},
+    {GST_VIDEO_FORMAT_BGRA, 97, 61, {60, 11, 0, 0, 0}},
+    {GST_VIDEO_FORMAT_BGR, 128, 128, {60, 3, 7, 0.5, 20}},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstVideoInfo info;
+    GRand *rand = g_rand_new_with_seed (500 + i);
+    GstBuffer *in, *gpu, *cpu;
+    guint8 *a, *b;
+    int C;
+    gsize k, n, off = 0;
+
+    gst_video_info_set_format (&info, cases[i].fmt, cases[i].w, cases[i].h);
+    in = cvtest_random_frame (&info, i % 3 ? 7 : 0, rand);
+    gpu = run_element ("cuda", &info, in, &cases[i].p);
+    cpu = run_element ("cpu", &info, in, &cases[i].p);
+    a = unpack (gpu, &info, &C);
+    b = unpack (cpu, &info, &C);
+    n = (gsize) cases[i].w * cases[i].h * C;
+    for (k = 0; k < n; k++) {
+      int d = abs ((int) a[k] - (int) b[k]);
+      fail_unless (d <= 2, "case %u: component %" G_GSIZE_FORMAT
+          " GPU %u CPU %u", i, k, a[k], b[k]);
+      off += d > 0;
+    }
+    fail_unless (off * 1000 <= n, "case %u (%s %dx%d): %" G_GSIZE_FORMAT
+        " of %" G_GSIZE_FORMAT " components differ", i,
+        gst_video_format_to_string (cases[i].fmt), cases[i].w, cases[i].h,
+        off, n);
+    g_free (a);
+    g_free (b);
+    gst_buffer_unref (gpu);
+    gst_buffer_unref (cpu);
+    gst_buffer_unref (in);
+    g_rand_free (rand);
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+nlmeans_suite (void)
+{
+  Suite *s = suite_create ("cudanlmeans");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_properties);
+  tcase_add_test (tc, test_reference_random);
+  tcase_add_test (tc, test_reference_real);
+  tcase_add_test (tc, test_tiny_frames);
+  tcase_add_test (tc, test_semantics);
+  tcase_add_test (tc, test_quality_psnr_gain);
+  tcase_add_test (tc, test_stream);
+  tcase_add_test (tc, test_unsupported_format_refused);
+  if (cvtest_backend_is_cuda ())
+    tcase_add_test (tc, test_gpu_vs_cpu);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  return cvtest_run_suite (nlmeans_suite ());
+}
