@@ -9,6 +9,7 @@
 
 #include "gstcvpinned.h"
 #include "gstcudasobel.h"
+#include "gstcudameanshift.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -17,6 +18,7 @@ plugin_init (GstPlugin * plugin)
 
   gst_cv_pinned_allocator_register ();
   ret |= GST_ELEMENT_REGISTER (cudasobel, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudameanshift, plugin);
   return ret;
 }
 
