@@ -537,6 +537,8 @@ check_reference (const GstVideoInfo * info, GstBuffer * in, const Params * p,
 
   om = img_from_buffer (out, info);
   bad = compare (&om, &r, &maxd);
+  GST_INFO ("%s: %u of %u pixels differ from the reference (max %d)", what,
+      bad, (guint) n, maxd);
   if (exact)
     fail_unless (bad == 0, "%s: %u pixels differ (max %d)", what, bad, maxd);
   else

@@ -12,7 +12,7 @@ of --repeat runs).
 
 Usage (python3-opencv, python3-gi; run from the build tree or set
 GST_PLUGIN_PATH to build/plugin):
-  /usr/bin/python3 scripts/compare_meanshift_opencv.py [--backend cpu|cuda]
+  /usr/bin/python3 tests/bench/opencv_meanshift.py [--backend cpu|cuda]
       [--repeat N] [--size WxH] [images...]
 Exit status 1 when an image has < 99 % equal pixels or a difference > 2.
 """
