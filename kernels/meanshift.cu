@@ -454,14 +454,15 @@ grow (Work * w, size_t n, size_t frame, int segment_mode)
 }
 
 static int
-launch_filter (const Work * w, const CvMsCore * k, cudaStream_t st)
+launch_filter (const Work * w, const CvMsCore * k, int segment_mode,
+    cudaStream_t st)
 {
   dim3 block (BLOCK, BLOCK);
   dim3 grid ((k->rw + BLOCK - 1) / BLOCK, (k->rh + BLOCK - 1) / BLOCK);
   int halo = k->hs + TILE_MARGIN;
   size_t T = BLOCK + 2 * (size_t) halo;
   size_t smem = T * T * sizeof (uint32_t);
-  CvMsPos *pos = w->cap_seg ? w->pos : NULL;
+  CvMsPos *pos = segment_mode ? w->pos : NULL;   /* attractor positions */
 
   if (smem > TILE_MAX_BYTES) {
     halo = -1;
@@ -597,7 +598,7 @@ cv_meanshift_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     k_pack <<<grid, block, 0, st>>> (src->data, src->stride, layout,
         p->roi_x, p->roi_y, p->roi_width, p->roi_height, cmin, cmax, w->img);
     CK (cudaGetLastError ());
-    ret = launch_filter (w, &k, st);
+    ret = launch_filter (w, &k, segment_mode, st);
     if (ret != CV_OK)
       return ret;
     if (!segment_mode) {
