@@ -12,6 +12,7 @@
 #include "gstcudaconvolve.h"
 #include "gstcudatemplatematch.h"
 #include "gstcudanlmeans.h"
+#include "gstcudameanshift.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -23,6 +24,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (cudaconvolve, plugin);
   ret |= GST_ELEMENT_REGISTER (cudatemplatematch, plugin);
   ret |= GST_ELEMENT_REGISTER (cudanlmeans, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudameanshift, plugin);
   return ret;
 }
 

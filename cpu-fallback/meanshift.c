@@ -1,0 +1,338 @@
+/* gst-cuda-vision: mean-shift filtering and segmentation on the CPU
+ * (C99 + OpenMP). The per-pixel math is kernels/meanshift_core.h, shared
+ * with kernels/meanshift.cu; the segmentation follows the same
+ * deterministic rules (union-find with the smallest index as root), so CPU
+ * and GPU give the same labels. See cvmeanshift.h for the definitions.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cvmeanshift.h"
+#include "meanshift_core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* root of i with path halving */
+static uint32_t
+uf_find (uint32_t * L, uint32_t i)
+{
+  while (L[i] != i) {
+    L[i] = L[L[i]];
+    i = L[i];
+  }
+  return i;
+}
+
+/* join the sets of a and b; the smaller root becomes the root */
+static void
+uf_union (uint32_t * L, uint32_t a, uint32_t b)
+{
+  a = uf_find (L, a);
+  b = uf_find (L, b);
+  if (a < b)
+    L[b] = a;
+  else if (b < a)
+    L[a] = b;
+}
+
+static void
+uf_compress (uint32_t * L, size_t n)
+{
+  size_t i;
+
+  /* raster order: L[L[i]] is already a root when L[i] < i */
+  for (i = 0; i < n; i++)
+    L[i] = L[L[i]];
+}
+
+/* per-segment pixel counts and filtered-colour sums, at the root */
+static void
+segment_stats (const uint32_t * filt, const uint32_t * L, size_t n,
+    uint32_t * cnt, unsigned long long *sum)
+{
+  size_t i;
+
+  memset (cnt, 0, n * sizeof (uint32_t));
+  memset (sum, 0, 3 * n * sizeof (unsigned long long));
+  for (i = 0; i < n; i++) {
+    uint32_t v = filt[i], r;
+
+    if (!CV_MS_IN (v))
+      continue;
+    r = L[i];
+    cnt[r]++;
+    sum[3 * (size_t) r] += CV_MS_R (v);
+    sum[3 * (size_t) r + 1] += CV_MS_G (v);
+    sum[3 * (size_t) r + 2] += CV_MS_B (v);
+  }
+}
+
+static void
+write_pixel (uint8_t * px, CvLumaLayout l, uint32_t v)
+{
+  if (l.r < 0) {
+    px[0] = (uint8_t) CV_MS_R (v);
+  } else {
+    px[l.r] = (uint8_t) CV_MS_R (v);
+    px[l.g] = (uint8_t) CV_MS_G (v);
+    px[l.b] = (uint8_t) CV_MS_B (v);
+  }
+}
+
+static int
+segment (const CvMsCore * k, const CvMeanShiftParams * p, int frame_width,
+    const uint32_t * filt, const CvMsPos * pos, CvPlane * dst,
+    CvLumaLayout l, CvMeanShiftSegments * seg)
+{
+  const int rw = k->rw, rh = k->rh;
+  const size_t n = (size_t) rw * rh;
+  uint32_t *L = malloc (n * sizeof (uint32_t));
+  uint32_t *cnt = malloc (n * sizeof (uint32_t));
+  unsigned long long *sum = malloc (3 * n * sizeof (unsigned long long));
+  unsigned long long *best = malloc (n * sizeof (unsigned long long));
+  const uint32_t minsize = (uint32_t) p->min_segment_size;
+  size_t i;
+  int x, y, round;
+  uint32_t nseg = 0;
+
+  if (!L || !cnt || !sum || !best) {
+    free (L);
+    free (cnt);
+    free (sum);
+    free (best);
+    return CV_ERROR_NO_MEMORY;
+  }
+  for (i = 0; i < n; i++)
+    L[i] = (uint32_t) i;
+
+  /* 1. join 4-neighbours with close attractors */
+  for (y = 0; y < rh; y++)
+    for (x = 0; x < rw; x++) {
+      size_t a = (size_t) y * rw + x;
+
+      if (!CV_MS_IN (filt[a]))
+        continue;
+      if (x + 1 < rw && CV_MS_IN (filt[a + 1])
+          && cv_ms_joined (k, pos[a], filt[a], pos[a + 1], filt[a + 1]))
+        uf_union (L, (uint32_t) a, (uint32_t) (a + 1));
+      if (y + 1 < rh && CV_MS_IN (filt[a + rw])
+          && cv_ms_joined (k, pos[a], filt[a], pos[a + rw], filt[a + rw]))
+        uf_union (L, (uint32_t) a, (uint32_t) (a + rw));
+    }
+  uf_compress (L, n);
+
+  /* 2. rounds of small-segment merging */
+  for (round = 0; minsize > 1 && round < CV_MEANSHIFT_MERGE_ROUNDS; round++) {
+    int changed = 0;
+
+    segment_stats (filt, L, n, cnt, sum);
+    for (i = 0; i < n; i++)
+      best[i] = ~0ull;
+    for (y = 0; y < rh; y++)
+      for (x = 0; x < rw; x++) {
+        size_t a = (size_t) y * rw + x;
+        uint32_t la = L[a];
+        int d;
+        static const int nx[4] = { -1, 1, 0, 0 }, ny[4] = { 0, 0, -1, 1 };
+
+        if (!CV_MS_IN (filt[a]) || cnt[la] >= minsize)
+          continue;
+        for (d = 0; d < 4; d++) {
+          int qx = x + nx[d], qy = y + ny[d];
+          size_t q;
+          uint32_t lb;
+          unsigned long long key;
+
+          if (qx < 0 || qy < 0 || qx >= rw || qy >= rh)
+            continue;
+          q = (size_t) qy * rw + qx;
+          lb = L[q];
+          if (!CV_MS_IN (filt[q]) || lb == la)
+            continue;
+          key = cv_ms_merge_key (cnt[la], sum + 3 * (size_t) la, cnt[lb],
+              sum + 3 * (size_t) lb, lb);
+          if (key < best[la])
+            best[la] = key;
+        }
+      }
+    for (i = 0; i < n; i++)
+      /* the roots at the start of the round: the only indices with cnt > 0
+       * (L changes inside this loop) */
+      if (cnt[i] > 0 && cnt[i] < minsize && best[i] != ~0ull) {
+        uf_union (L, (uint32_t) i, (uint32_t) (best[i] & 0xFFFFFFFFu));
+        changed = 1;
+      }
+    if (!changed)
+      break;
+    uf_compress (L, n);
+  }
+
+  /* 3. paint with the mean filtered colour, labels in frame indices */
+  segment_stats (filt, L, n, cnt, sum);
+  for (y = 0; y < dst->height; y++) {
+    uint32_t *lab = seg->labels + (size_t) y * frame_width;
+
+    for (x = 0; x < frame_width; x++)
+      lab[x] = CV_MEANSHIFT_NO_LABEL;
+  }
+  for (y = 0; y < rh; y++) {
+    uint8_t *row = dst->data + (size_t) (p->roi_y + y) * dst->stride;
+    uint32_t *lab = seg->labels + (size_t) (p->roi_y + y) * frame_width +
+        p->roi_x;
+
+    for (x = 0; x < rw; x++) {
+      size_t a = (size_t) y * rw + x;
+      uint32_t r = L[a];
+
+      if (!CV_MS_IN (filt[a]))
+        continue;
+      if (r == a)
+        nseg++;
+      write_pixel (row + (size_t) (p->roi_x + x) * l.bpp, l,
+          cv_ms_mean_color (cnt[r], sum + 3 * (size_t) r));
+      lab[x] = (uint32_t) ((p->roi_y + r / rw) * (size_t) frame_width +
+          p->roi_x + r % rw);
+    }
+  }
+  seg->n_segments = nseg;
+  free (L);
+  free (cnt);
+  free (sum);
+  free (best);
+  return CV_OK;
+}
+
+/* x86-64: an AVX2 clone of the row loop as well (the window loops
+ * vectorise), chosen at load time; the results are the same (integer
+ * arithmetic, or float without contraction: AVX2 has no FMA). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) \
+    && defined(__linux__)
+#define CV_MS_CLONES __attribute__ ((target_clones ("avx2", "default")))
+#else
+#define CV_MS_CLONES
+#endif
+
+CV_MS_CLONES static void
+filter_row (const CvMsSrc * s, const CvMsCore * k, int y,
+    const uint32_t * img, uint32_t * filt, CvMsPos * pos)
+{
+  const int rw = k->rw;
+  CvMsPos tmp;
+  int x;
+
+  for (x = 0; x < rw; x++) {
+    size_t i = (size_t) y * rw + x;
+    uint32_t v = img[i];
+    CvMsPos *pp = pos ? &pos[i] : &tmp;
+
+    if (!CV_MS_IN (v)) {
+      filt[i] = v;
+      continue;
+    }
+    filt[i] = k->kernel == CV_MEANSHIFT_FLAT ?
+        cv_ms_flat (s, k, x, y, v, pp) :
+        cv_ms_profile (s, k, k->kernel, x, y, v, pp);
+  }
+}
+
+int
+cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+    const CvMeanShiftParams * params, CvMeanShiftSegments * seg)
+{
+  const CvMeanShiftParams *p = params;
+  CvMsCore k;
+  CvMsSrc s;
+  uint32_t *img, *filt;
+  CvMsPos *pos = NULL;
+  size_t n;
+  int y, ret, segment_mode;
+  const int rw = p ? p->roi_width : 0, rh = p ? p->roi_height : 0;
+
+  ret = cv_ms_validate (src, layout, dst, p, !seg || !seg->labels);
+  if (ret != CV_OK)
+    return ret;
+  segment_mode = p->mode == CV_MEANSHIFT_SEGMENT;
+
+  /* pixels outside the ROI and bytes other than R, G, B: the input */
+  for (y = 0; y < src->height; y++)
+    memmove (dst->data + (size_t) y * dst->stride,
+        src->data + (size_t) y * src->stride, (size_t) src->width * layout.bpp);
+  if (rw == 0 || rh == 0) {
+    if (segment_mode) {
+      size_t i, total = (size_t) src->width * src->height;
+      for (i = 0; i < total; i++)
+        seg->labels[i] = CV_MEANSHIFT_NO_LABEL;
+      seg->n_segments = 0;
+    }
+    return CV_OK;
+  }
+
+  n = (size_t) rw * rh;
+  img = malloc (n * sizeof (uint32_t));
+  filt = malloc (n * sizeof (uint32_t));
+  if (segment_mode)
+    pos = malloc (n * sizeof (CvMsPos));
+  if (!img || !filt || (segment_mode && !pos)) {
+    free (img);
+    free (filt);
+    free (pos);
+    return CV_ERROR_NO_MEMORY;
+  }
+
+  /* pack the ROI: R, G, B and whether the pixel is inside the colour range */
+#pragma omp parallel for schedule(static)
+  for (y = 0; y < rh; y++) {
+    const uint8_t *row = src->data + (size_t) (p->roi_y + y) * src->stride;
+    int x;
+
+    for (x = 0; x < rw; x++) {
+      const uint8_t *px = row + (size_t) (p->roi_x + x) * layout.bpp;
+      int r, g, b, in;
+
+      if (layout.r < 0) {
+        r = px[0];
+        g = b = 0;
+        in = r >= p->color_min[0] && r <= p->color_max[0];
+      } else {
+        r = px[layout.r];
+        g = px[layout.g];
+        b = px[layout.b];
+        in = r >= p->color_min[0] && r <= p->color_max[0]
+            && g >= p->color_min[1] && g <= p->color_max[1]
+            && b >= p->color_min[2] && b <= p->color_max[2];
+      }
+      img[(size_t) y * rw + x] = CV_MS_PACK (r, g, b, in);
+    }
+  }
+
+  cv_ms_core_init (&k, p);
+  memset (&s, 0, sizeof (s));
+  s.img.p = img;
+  s.img.stride = (size_t) rw;
+
+  /* the mean-shift iterations, one pixel at a time */
+#pragma omp parallel for schedule(dynamic, 1)
+  for (y = 0; y < rh; y++)
+    filter_row (&s, &k, y, img, filt, pos);
+
+  if (segment_mode) {
+    ret = segment (&k, p, src->width, filt, pos, dst, layout, seg);
+  } else {
+    ret = CV_OK;
+#pragma omp parallel for schedule(static)
+    for (y = 0; y < rh; y++) {
+      uint8_t *row = dst->data + (size_t) (p->roi_y + y) * dst->stride;
+      int x;
+
+      for (x = 0; x < rw; x++) {
+        uint32_t v = filt[(size_t) y * rw + x];
+        if (CV_MS_IN (v))
+          write_pixel (row + (size_t) (p->roi_x + x) * layout.bpp, layout, v);
+      }
+    }
+  }
+  free (img);
+  free (filt);
+  free (pos);
+  return ret;
+}
