@@ -25,7 +25,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   for t in "$b"/tests/test_*; do
     [ -x "$t" ] && [ -f "$t" ] || continue
     n=$(basename "$t")
-    CUDAVISION_TEST_BACKEND=cuda CK_FORK=no timeout 400 "$t" > "$out/$n.log" 2>&1
+    CUDAVISION_TEST_BACKEND=cuda CK_FORK=no timeout ${TEST_TIMEOUT:-300} "$t" > "$out/$n.log" 2>&1
     rc=$?
     [ $rc -eq 0 ] || status=1
     printf '%-28s rc=%d  %s\n' "$n" "$rc" "$(grep -E '^[0-9]+%: Checks' "$out/$n.log" | tail -1)"
@@ -50,6 +50,22 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
     grep RESULT "$out/bench.log" | tail -1
   done
   grep -E '^(device|bandwidth)' "$out/bench.log" | sort -u
+fi
+if [ "$what" = real ] || [ "$what" = all ]; then
+  # real content (the sample video scaled to 1080p): kernel-ms from the
+  # elements' own statistics
+  for el in "cudameanshift mode=filter kernel=uniform" "cudameanshift mode=filter kernel=flat" \
+      "cudameanshift mode=segment kernel=uniform" "cudameanshift mode=segment kernel=flat" \
+      "cudanlmeans" ; do
+    for fmt in RGB GRAY8; do
+      case "$el" in cudameanshift*) [ $fmt = RGB ] || continue ;; esac
+      gst-launch-1.0 -m filesrc location="$CUDAVISION_MEDIA_DIR/vtest.avi" ! avidemux ! jpegdec ! \
+        videoconvert ! videoscale ! video/x-raw,format=$fmt,width=1920,height=1080 ! queue ! \
+        $el backend=cuda post-stats=true ! fakesink sync=false > "$out/real.tmp" 2>&1
+      k=$(grep -o 'kernel-ms=(double)[0-9.e+-]*' "$out/real.tmp" | tail -1 | cut -d')' -f2)
+      echo "real 1080p $fmt: $el: kernel-ms $k" | tee -a "$out/real.log"
+    done
+  done
 fi
 if [ "$what" = decode ] || [ "$what" = all ]; then
   # NVDEC -> cudasobel -> cudadownload against NVDEC -> cudadownload alone

@@ -16,7 +16,7 @@
 #define CUDA_FEATURE "memory:CUDAMemory"
 
 static const gchar *elements[] = { "cudasobel", "cudaconvolve",
-  "cudatemplatematch"
+  "cudatemplatematch", "cudanlmeans", "cudameanshift"
 };
 
 static gboolean
