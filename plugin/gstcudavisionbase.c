@@ -627,9 +627,11 @@ free_slots (GstCudaVisionBase * self)
   }
 }
 
+/* Add one frame's timings; post the means once a second, and at the end of
+ * the stream (final = TRUE, no frame added) for what is left. */
 static void
 post_stats (GstCudaVisionBase * self, gdouble upload, gdouble kernel,
-    gdouble download, gdouble latency)
+    gdouble download, gdouble latency, gboolean final)
 {
   GstCudaVisionBasePrivate *priv = PRIV (self);
   gint64 now = g_get_monotonic_time ();
@@ -640,20 +642,24 @@ post_stats (GstCudaVisionBase * self, gdouble upload, gdouble kernel,
   GST_OBJECT_UNLOCK (self);
   if (!enabled)
     return;
-  if (priv->stats_frames == 0)
-    priv->stats_start = now;
-  priv->stats_frames++;
-  priv->stats_upload += upload;
-  priv->stats_kernel += kernel;
-  priv->stats_download += download;
-  priv->stats_latency += latency;
-  if (now - priv->stats_start >= G_USEC_PER_SEC) {
+  if (!final) {
+    if (priv->stats_frames == 0)
+      priv->stats_start = now;
+    priv->stats_frames++;
+    priv->stats_upload += upload;
+    priv->stats_kernel += kernel;
+    priv->stats_download += download;
+    priv->stats_latency += latency;
+  }
+  if (priv->stats_frames > 0 && (final
+          || now - priv->stats_start >= G_USEC_PER_SEC)) {
     gdouble n = priv->stats_frames;
     GstStructure *st = gst_structure_new ("cudavision-stats",
         "backend", G_TYPE_STRING,
         priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA ? "cuda" : "cpu",
         "frames", G_TYPE_UINT, priv->stats_frames,
-        "fps", G_TYPE_DOUBLE, n * G_USEC_PER_SEC / (now - priv->stats_start),
+        "fps", G_TYPE_DOUBLE, n * G_USEC_PER_SEC / MAX (now -
+            priv->stats_start, 1),
         "upload-ms", G_TYPE_DOUBLE, priv->stats_upload / n,
         "kernel-ms", G_TYPE_DOUBLE, priv->stats_kernel / n,
         "download-ms", G_TYPE_DOUBLE, priv->stats_download / n,
@@ -690,7 +696,7 @@ finish_oldest (GstCudaVisionBase * self, GstBuffer ** outbuf)
       " kernel %.3f ms, download %.3f ms, in element %.3f ms",
       GST_TIME_ARGS (GST_BUFFER_PTS (s->outbuf)), (int) (s - priv->slots),
       ms[0], ms[1], ms[2], latency);
-  post_stats (self, ms[0], ms[1], ms[2], latency);
+  post_stats (self, ms[0], ms[1], ms[2], latency, FALSE);
 
   /* unmap before handing the buffers on; with output_is_input, drop our
    * reference to the input so that finish_frame() can make it writable
@@ -773,6 +779,13 @@ wrap_primary_context (GstCudaVisionBase * self, gint device)
   return gst_cuda_context_new_wrapped (cuctx, device);
 }
 
+static gboolean
+same_cuda_context (GstCudaContext * a, GstCudaContext * b)
+{
+  return a && b && (a == b
+      || gst_cuda_context_get_handle (a) == gst_cuda_context_get_handle (b));
+}
+
 /* The "gst.cuda.context" all our CUDA work runs in: a neighbour's (context
  * query on both pads), the application's (need-context message), else the
  * device's primary context, announced with a have-context message so that
@@ -826,6 +839,32 @@ ensure_cuda_context (GstCudaVisionBase * self, gint device_id)
   return TRUE;
 }
 #endif
+
+/* gst_buffer_pool_set_config(), accepting the adjustments a pool makes
+ * (a CUDA pool raises the size to its pitched layout and returns FALSE with
+ * the adjusted config, to be checked and set again) */
+static gboolean
+set_pool_config (GstBufferPool * pool, GstStructure * config)
+{
+  GstCaps *caps = NULL;
+  guint size, min, max;
+
+  gst_buffer_pool_config_get_params (config, &caps, &size, &min, &max);
+  if (caps)
+    gst_caps_ref (caps);
+  if (gst_buffer_pool_set_config (pool, config)) {
+    gst_clear_caps (&caps);
+    return TRUE;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  if (!gst_buffer_pool_config_validate_params (config, caps, size, min, max)) {
+    gst_structure_free (config);
+    gst_clear_caps (&caps);
+    return FALSE;
+  }
+  gst_clear_caps (&caps);
+  return gst_buffer_pool_set_config (pool, config);
+}
 
 /* ------------------------------------------------------------------------ */
 /* caps and memory features */
@@ -1167,7 +1206,7 @@ gst_cuda_vision_base_propose_allocation (GstBaseTransform * trans,
           GST_BUFFER_POOL_OPTION_VIDEO_META);
       gst_buffer_pool_config_set_params (config, caps,
           GST_VIDEO_INFO_SIZE (&info), priv->depth + 1, 0);
-      if (gst_buffer_pool_set_config (pool, config))
+      if (set_pool_config (pool, config))
         gst_query_add_allocation_pool (query, pool,
             GST_VIDEO_INFO_SIZE (&info), priv->depth + 1, 0);
       gst_object_unref (pool);
@@ -1224,7 +1263,8 @@ gst_cuda_vision_base_decide_allocation (GstBaseTransform * trans,
       gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min,
           &max);
     if (pool && (!GST_IS_CUDA_BUFFER_POOL (pool)
-            || GST_CUDA_BUFFER_POOL (pool)->context != priv->ctx
+            || !same_cuda_context (GST_CUDA_BUFFER_POOL (pool)->context,
+                priv->ctx)
             || (max != 0 && max < need)))
       gst_clear_object (&pool);
     if (!pool) {
@@ -1238,7 +1278,7 @@ gst_cuda_vision_base_decide_allocation (GstBaseTransform * trans,
         GST_BUFFER_POOL_OPTION_VIDEO_META);
     gst_buffer_pool_config_set_params (config, caps, size, MAX (min, need),
         max);
-    if (!gst_buffer_pool_set_config (pool, config)) {
+    if (!set_pool_config (pool, config)) {
       GST_ERROR_OBJECT (self, "CUDA buffer pool refused its configuration");
       gst_object_unref (pool);
       return FALSE;
@@ -1310,7 +1350,8 @@ gst_cuda_vision_base_decide_allocation (GstBaseTransform * trans,
 #define MAP_CUDA 0
 #endif
 
-/* every memory of buf is GstCudaMemory of the element's context */
+/* every memory of buf is GstCudaMemory of the element's CUDA context (the
+ * same CUcontext, whichever GstCudaContext object wraps it) */
 static gboolean
 is_own_cuda_memory (GstCudaVisionBase * self, GstBuffer * buf)
 {
@@ -1321,7 +1362,8 @@ is_own_cuda_memory (GstCudaVisionBase * self, GstBuffer * buf)
   for (i = 0; i < n; i++) {
     GstMemory *mem = gst_buffer_peek_memory (buf, i);
     if (!gst_is_cuda_memory (mem)
-        || GST_CUDA_MEMORY_CAST (mem)->context != priv->ctx) {
+        || !same_cuda_context (GST_CUDA_MEMORY_CAST (mem)->context,
+            priv->ctx)) {
       GST_LOG_OBJECT (self, "memory %u is not CUDA memory of our context: "
           "copied through the host", i);
       return FALSE;
@@ -1507,6 +1549,8 @@ gst_cuda_vision_base_sink_event (GstBaseTransform * trans, GstEvent * event)
           GST_DEBUG_OBJECT (self, "drain before %s: %s",
               GST_EVENT_TYPE_NAME (event), gst_flow_get_name (ret));
       }
+      if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+        post_stats (self, 0, 0, 0, 0, TRUE);
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_vision_base_parent_class)->sink_event
@@ -1750,7 +1794,7 @@ gst_cuda_vision_base_class_init (GstCudaVisionBaseClass * klass)
    * Post an element message "cudavision-stats" once a second with the mean
    * upload-ms, kernel-ms, download-ms (GPU timings; on the CPU kernel-ms is
    * the processing time), latency-ms (submit to finish, wall clock), frames,
-   * fps and backend.
+   * fps and backend; the rest is posted at the end of the stream.
    */
   g_object_class_install_property (gobject_class, PROP_POST_STATS,
       g_param_spec_boolean ("post-stats", "Post statistics",

@@ -275,7 +275,8 @@ GST_START_TEST (test_cuda_memory_chain_of_three)
 
   assert_same_frames (&gpu, &cpu);
   for (i = 0; i < 3; i++)
-    fail_unless_equals_uint64 (gpu.transfers[i], 0);
+    fail_unless (gpu.transfers[i] == 0, "element e%u copied %" G_GUINT64_FORMAT
+        " planes through the host", i, gpu.transfers[i]);
   g_ptr_array_unref (gpu.samples);
   g_ptr_array_unref (cpu.samples);
 }

@@ -719,6 +719,8 @@ GST_START_TEST (test_no_template)
   int i;
 
   gst_element_set_bus (h->element, bus);
+  /* one frame in, one frame out: no frames held in flight */
+  g_object_set (h->element, "pipeline-depth", 1, NULL);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 32, 24);
   in = cvtest_random_frame (&info, 0, rand);
   gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));

@@ -269,8 +269,12 @@ main (int argc, char **argv)
     gst_buffer_pool_config_set_params (config, caps, in_bytes, 4, 0);
     gst_buffer_pool_config_add_option (config,
         GST_BUFFER_POOL_OPTION_VIDEO_META);
-    if (!gst_buffer_pool_set_config (pool, config)
-        || !gst_buffer_pool_set_active (pool, TRUE)) {
+    if (!gst_buffer_pool_set_config (pool, config)) {
+      /* the pool adjusted the size to its pitched layout: take it */
+      config = gst_buffer_pool_get_config (pool);
+      gst_buffer_pool_set_config (pool, config);
+    }
+    if (!gst_buffer_pool_set_active (pool, TRUE)) {
       g_printerr ("CUDA buffer pool failed for %s\n", format);
       return 1;
     }
