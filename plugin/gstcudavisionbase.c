@@ -664,7 +664,7 @@ post_stats (GstCudaVisionBase * self, gdouble upload, gdouble kernel,
         "kernel-ms", G_TYPE_DOUBLE, priv->stats_kernel / n,
         "download-ms", G_TYPE_DOUBLE, priv->stats_download / n,
         "latency-ms", G_TYPE_DOUBLE, priv->stats_latency / n,
-        NULL);
+        "host-transfers", G_TYPE_UINT64, priv->host_transfers, NULL);
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self), st));
     priv->stats_frames = 0;
@@ -1794,7 +1794,8 @@ gst_cuda_vision_base_class_init (GstCudaVisionBaseClass * klass)
    * Post an element message "cudavision-stats" once a second with the mean
    * upload-ms, kernel-ms, download-ms (GPU timings; on the CPU kernel-ms is
    * the processing time), latency-ms (submit to finish, wall clock), frames,
-   * fps and backend; the rest is posted at the end of the stream.
+   * fps, backend and host-transfers (see that property); the rest is posted
+   * at the end of the stream.
    */
   g_object_class_install_property (gobject_class, PROP_POST_STATS,
       g_param_spec_boolean ("post-stats", "Post statistics",
