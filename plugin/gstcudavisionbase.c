@@ -994,6 +994,37 @@ intersect:
   return res;
 }
 
+/* Among the caps the peer accepts, keep those in the memory of the other
+ * pad's caps when there are any: a peer that lists system memory first
+ * (cudadownload) would otherwise take CUDA frames off the GPU here. */
+static GstCaps *
+gst_cuda_vision_base_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  gboolean cuda = caps_is_cuda_memory (caps);
+  GstCaps *same = gst_caps_new_empty ();
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (othercaps); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (othercaps, i);
+    gboolean is_cuda = f && !gst_caps_features_is_any (f)
+        && gst_caps_features_contains (f, GST_CUDA_VISION_CUDA_MEMORY_FEATURE);
+    if (is_cuda == cuda)
+      gst_caps_append_structure_full (same,
+          gst_structure_copy (gst_caps_get_structure (othercaps, i)),
+          f ? gst_caps_features_copy (f) : NULL);
+  }
+  if (!gst_caps_is_empty (same)) {
+    gst_caps_unref (othercaps);
+    othercaps = same;
+  } else {
+    gst_caps_unref (same);
+  }
+  return GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_vision_base_parent_class)->fixate_caps (trans, direction, caps,
+      othercaps);
+}
+
 /* ------------------------------------------------------------------------ */
 /* GstBaseTransform vfuncs */
 
@@ -1825,6 +1856,8 @@ gst_cuda_vision_base_class_init (GstCudaVisionBaseClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_vision_base_change_state);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_vision_base_transform_caps);
+  trans_class->fixate_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_vision_base_fixate_caps);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_set_caps);
