@@ -137,7 +137,8 @@ int cv_template_stats (CvTemplate * t);
  *           left, or when the best remaining score is worse than
  *           threshold.
  * Complexity: direct correlation, O(W H tw th) multiply-adds (exact
- * integer arithmetic); window sums by sliding column sums (CPU) or
+ * integer arithmetic; on the GPU with __dp4a or 8-bit tensor cores, see
+ * docs/cudatemplatematch.md); window sums by sliding column sums (CPU) or
  * integral images (GPU), O(W H).
  * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL pointers, template empty
  * or larger than the frame, bad method or max_matches) or

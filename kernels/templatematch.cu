@@ -8,10 +8,16 @@
  *     shared memory); for templates up to 8x8 the window sums come from
  *     the correlation kernel's shared tile (cheaper than the integral
  *     images' memory traffic). Both give the same exact integers.
- *  3. Direct correlation tiled in shared memory: a 256-thread block
- *     computes 64 x 16 windows (4 rows per thread); template and image are
- *     walked in chunks (8x8 or 32x16 template pixels) staged in shared
- *     memory, exact unsigned 32-bit sums per chunk added into 64-bit ones.
+ *  3. Correlation, exact integers on every path, three kernels:
+ *     small (templates up to 8x8): corr_kernel, scalar, window sums from
+ *       its tile;
+ *     direct: corr_dp4a_kernel, __dp4a on 4 template bytes, each thread 8
+ *       windows x 4 rows;
+ *     gemm: corr_mma_kernel, 8-bit tensor cores (mma.sync m16n8k32, sm_80+
+ *       code only) on an implicit GEMM (see the kernel).
+ *     Automatic choice: small up to 8x8, gemm for templates at least
+ *     16x16 where sm_80+ code runs, else direct; CUDAVISION_TM_PATH=direct
+ *     or gemm forces one for every size (read when the workspace is made).
  *     The score (cvtemplatematch-score.h, double, no FMA contraction) is
  *     stored as float in a score map of (W-tw+1) x (H-th+1).
  *  4. Best matches: per match, a grid-stride block reduction over the
@@ -20,8 +26,7 @@
  *     applies the threshold and appends the match. Only the result struct
  *     (count + matches) is copied back, to the caller's pinned memory.
  *  5. (optional) the score map as GRAY8/GRAY16 of the frame's size.
- * There is no FFT/GEMM path: large templates use the same tiled direct
- * correlation (O(W H tw th)).
+ * No FFT (float results would break the exact sums).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -30,6 +35,8 @@
 
 #include <cuda_runtime.h>
 #include <new>
+#include <stdlib.h>
+#include <string.h>
 
 namespace {
 
@@ -50,6 +57,10 @@ struct Workspace
   float *pkey;
   long long *pidx;
   CvTemplateMatchResult *res;
+  int path_env;                 /* CUDAVISION_TM_PATH: 0 auto, 1 direct,
+                                 * 2 gemm (read when the workspace is made) */
+  int gemm_ok;                  /* -1 unknown, else the tensor-core kernel
+                                 * runs as sm_80+ code on this device */
 };
 
 constexpr int kRedThreads = 256;
@@ -286,6 +297,357 @@ corr_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
   }
 }
 
+/* Score of window (x, y) from its correlation c and the integral images
+ * (out of line: the callers unroll over many windows). */
+__device__ __noinline__ void
+store_score (const CvTmScoreConst * k, long long c, int x, int y, int w,
+    int tw, int th, const long long *__restrict__ S,
+    const long long *__restrict__ Q, float *__restrict__ map, int rw)
+{
+  const size_t cols = (size_t) w + 1;
+  const size_t a = (size_t) y * cols + x, b = a + tw;
+  const size_t cc = (size_t) (y + th) * cols + x, d = cc + tw;
+  const long long ws = S[d] - S[b] - S[cc] + S[a];
+  const long long wq = Q[d] - Q[b] - Q[cc] + Q[a];
+  map[(size_t) y * rw + x] = cvtm_score (k, c, ws, wq);
+}
+
+/* ---- 3b. direct correlation with __dp4a -------------------------------- */
+
+/* A 128-thread block (16 x 8) computes 128 x 32 windows; each thread 8
+ * consecutive windows along x times kDirR = 4 rows. The template is walked
+ * in chunks of kDirCJ rows x kDirCI columns (zero-padded to whole 16-byte
+ * groups) staged in shared memory with the image rows they meet. The loop
+ * runs over image rows: an image word (4 bytes), byte-shifted with
+ * __byte_perm for the 8 windows, meets the template row j = ir - o of each
+ * of the thread's output rows o: 4 products per __dp4a, exact in unsigned
+ * 32 bits (N <= 65536 template pixels: 65536 * 255^2 < 2^32); WIDE adds
+ * the per-chunk sums into 64-bit ones for larger templates. */
+constexpr int kDirTX = 16, kDirTY = 8;  /* threads */
+constexpr int kDirW = 8;        /* windows per thread along x */
+constexpr int kDirR = 4;        /* rows per thread */
+constexpr int kDirBX = kDirTX * kDirW;  /* 128 windows */
+constexpr int kDirBY = kDirTY * kDirR;  /* 32 rows */
+constexpr int kDirCI = 64, kDirCJ = 16; /* template chunk */
+constexpr int kDirIH = kDirBY + kDirCJ - 1;     /* 47 image rows */
+constexpr int kDirIWW = (kDirBX + kDirCI) / 4 + 2;      /* 50 words */
+
+template < bool WIDE >
+__global__ void __launch_bounds__ (kDirTX * kDirTY)
+corr_dp4a_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
+    const uint8_t * __restrict__ tmpl, int tw, int th,
+    const long long *__restrict__ S, const long long *__restrict__ Q,
+    float *__restrict__ map, int rw, int rh, CvTmScoreConst k)
+{
+  __shared__ __align__ (16) uint32_t sI[kDirIH][kDirIWW];
+  __shared__ __align__ (16) uint4 sT[kDirCJ][kDirCI / 16];
+
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tid = ty * kDirTX + tx;
+  const int bx = blockIdx.x * kDirBX, by = blockIdx.y * kDirBY;
+
+  uint32_t acc[kDirR][kDirW];
+  unsigned long long c64[WIDE ? kDirR : 1][WIDE ? kDirW : 1];
+#pragma unroll
+  for (int o = 0; o < kDirR; o++)
+#pragma unroll
+    for (int s = 0; s < kDirW; s++) {
+      acc[o][s] = 0;
+      if (WIDE)
+        c64[WIDE ? o : 0][WIDE ? s : 0] = 0;
+    }
+
+  for (int j0 = 0; j0 < th; j0 += kDirCJ) {
+    const int cj = min (kDirCJ, th - j0);
+    for (int i0 = 0; i0 < tw; i0 += kDirCI) {
+      const int ci = min (kDirCI, tw - i0);
+      __syncthreads ();         /* previous chunk fully consumed */
+      {
+        uint32_t *t32 = reinterpret_cast < uint32_t * >(&sT[0][0]);
+        for (int idx = tid; idx < kDirCJ * kDirCI / 4;
+            idx += kDirTX * kDirTY) {
+          const int jj = idx / (kDirCI / 4), ii = (idx % (kDirCI / 4)) * 4;
+          uint32_t v = 0;
+          if (jj < cj) {
+            const uint8_t *tr = tmpl + (size_t) (j0 + jj) * tw + i0;
+#pragma unroll
+            for (int b = 0; b < 4; b++)
+              if (ii + b < ci)
+                v |= (uint32_t) tr[ii + b] << (8 * b);
+          }
+          t32[idx] = v;
+        }
+      }
+      for (int idx = tid; idx < kDirIH * kDirIWW; idx += kDirTX * kDirTY) {
+        const int r = idx / kDirIWW, wd = idx % kDirIWW;
+        const int gy = by + j0 + r, gx = bx + i0 + wd * 4;
+        uint32_t v = 0;
+        if (gy < h) {
+          const uint8_t *row = lum + (size_t) gy * ls;
+#pragma unroll
+          for (int b = 0; b < 4; b++)
+            if (gx + b < w)
+              v |= (uint32_t) row[gx + b] << (8 * b);
+        }
+        sI[r][wd] = v;
+      }
+      __syncthreads ();
+
+      const int nq4 = (ci + 15) / 16;
+      for (int ir = 0; ir < kDirR + cj - 1; ir++) {
+        const uint32_t *row = &sI[ty * kDirR + ir][tx * 2];
+        for (int q4 = 0; q4 < nq4; q4++) {
+          uint32_t W[6];
+#pragma unroll
+          for (int p = 0; p < 3; p++) {
+            const uint2 v = *reinterpret_cast < const uint2 * >(row + q4 * 4
+                + 2 * p);
+            W[2 * p] = v.x;
+            W[2 * p + 1] = v.y;
+          }
+          uint4 t[kDirR];
+#pragma unroll
+          for (int o = 0; o < kDirR; o++) {
+            const int j = ir - o;
+            t[o] = sT[(j >= 0 && j < cj) ? j : 0][q4];
+          }
+#pragma unroll
+          for (int st = 0; st < 4; st++) {
+            uint32_t a[kDirW];
+            a[0] = W[st];
+            a[1] = __byte_perm (W[st], W[st + 1], 0x4321);
+            a[2] = __byte_perm (W[st], W[st + 1], 0x5432);
+            a[3] = __byte_perm (W[st], W[st + 1], 0x6543);
+            a[4] = W[st + 1];
+            a[5] = __byte_perm (W[st + 1], W[st + 2], 0x4321);
+            a[6] = __byte_perm (W[st + 1], W[st + 2], 0x5432);
+            a[7] = __byte_perm (W[st + 1], W[st + 2], 0x6543);
+#pragma unroll
+            for (int o = 0; o < kDirR; o++) {
+              const int j = ir - o;
+              if (j < 0 || j >= cj)
+                continue;
+              const uint32_t tv = st == 0 ? t[o].x : st == 1 ? t[o].y :
+                  st == 2 ? t[o].z : t[o].w;
+#pragma unroll
+              for (int s = 0; s < kDirW; s++)
+                acc[o][s] = __dp4a (a[s], tv, acc[o][s]);
+            }
+          }
+        }
+      }
+      if (WIDE) {
+        /* <= 1024 products per chunk: exact, flush into 64 bits */
+#pragma unroll
+        for (int o = 0; o < kDirR; o++)
+#pragma unroll
+          for (int s = 0; s < kDirW; s++) {
+            c64[WIDE ? o : 0][WIDE ? s : 0] += acc[o][s];
+            acc[o][s] = 0;
+          }
+      }
+    }
+  }
+
+#pragma unroll
+  for (int o = 0; o < kDirR; o++) {
+    const int y = by + ty * kDirR + o;
+    if (y >= rh)
+      break;
+#pragma unroll
+    for (int s = 0; s < kDirW; s++) {
+      const int x = bx + tx * kDirW + s;
+      if (x >= rw)
+        break;
+      const long long cv = WIDE ? (long long) c64[WIDE ? o : 0][WIDE ? s : 0]
+          : (long long) acc[o][s];
+      store_score (&k, cv, x, y, w, tw, th, S, Q, map, rw);
+    }
+  }
+}
+
+/* ---- 3c. correlation on 8-bit tensor cores (implicit GEMM) ------------ */
+
+/* The correlation as a sum of GEMMs D[m][n] += A[m][k] B[k][n] with
+ * mma.sync.m16n8k32 (u8 x u8 -> s32, exact; sm_80+):
+ *   m: output row y0 + m (16 per m-tile),
+ *   n: window column x = xs + s + 4 n (8 per n-tile; the 4 n-tiles
+ *      s = 0..3 of a warp cover 32 consecutive windows, so that the 4
+ *      tiles share aligned image words and differ by a byte shift),
+ *   k: 32 template columns i0 + k,
+ * and for each image row r (relative to y0 + j0):
+ *   A_r[m][k] = T(j0 + r - m, i0 + k)   (zero outside the template chunk:
+ *               the chunk is staged with 15 zero rows above and below),
+ *   B_r[k][n] = I(y0 + j0 + r, x_n + i0 + k).
+ * Summing over r gives sum_j sum_k T(j, i0 + k) I(y0 + m + j, x_n + i0 + k),
+ * the correlation over the chunk. A (template rows in reverse order) is
+ * loaded with ldmatrix, B from 32-bit words with __byte_perm. A block is 4
+ * warps side by side, 128 x 32 windows; a warp 32 x 32 (2 m-tiles x 4
+ * n-tiles). Template chunks: kGemmCJ rows x kGemmCI columns. s32 sums are
+ * exact up to N <= 33025 template pixels (33025 * 255^2 < 2^31); WIDE
+ * (larger templates) adds each chunk's sums (<= 64*64*255^2) into 64-bit
+ * ones. */
+constexpr int kGemmWarps = 4;
+constexpr int kGemmBX = 32 * kGemmWarps;        /* 128 windows */
+constexpr int kGemmBY = 32;     /* rows */
+
+template < bool WIDE >
+__global__ void __launch_bounds__ (32 * kGemmWarps)
+corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
+    const uint8_t * __restrict__ tmpl, int tw, int th,
+    const long long *__restrict__ S, const long long *__restrict__ Q,
+    float *__restrict__ map, int rw, int rh, CvTmScoreConst k)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr int kGemmCJ = 64, kGemmCI = 64;     /* template chunk */
+  constexpr int kGemmTRows = kGemmCJ + 30;      /* 15 zero rows each side */
+  constexpr int kGemmTStride = kGemmCI + 16;    /* 80 bytes: no ldmatrix
+                                                 * bank conflicts */
+  constexpr int kGemmIH = kGemmBY + kGemmCJ - 1;        /* 95 image rows */
+  constexpr int kGemmIWW = (kGemmBX + kGemmCI) / 4;     /* 48 words */
+  __shared__ __align__ (16) uint8_t sT[kGemmTRows][kGemmTStride];
+  __shared__ __align__ (16) uint32_t sI[kGemmIH][kGemmIWW];
+
+  const int tid = threadIdx.x;
+  const int warp = tid >> 5, lane = tid & 31;
+  const int g = lane >> 2, t = lane & 3;
+  const int bx = blockIdx.x * kGemmBX, by = blockIdx.y * kGemmBY;
+  const int wx = warp * 32;     /* the warp's windows in the block */
+
+  int acc[2][4][4];
+  unsigned long long c64[WIDE ? 2 : 1][WIDE ? 4 : 1][WIDE ? 4 : 1];
+#pragma unroll
+  for (int mt = 0; mt < 2; mt++)
+#pragma unroll
+    for (int s = 0; s < 4; s++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        acc[mt][s][e] = 0;
+        if (WIDE)
+          c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] = 0;
+      }
+
+  /* ldmatrix row of this lane: matrix lane >> 3 (0: rows 0-7, bytes
+   * 0-15; 1: rows 8-15, bytes 0-15; 2: rows 0-7, bytes 16-31; 3: rows
+   * 8-15, bytes 16-31), row lane & 7 */
+  const int lm_m = (lane & 7) + ((lane >> 3) & 1) * 8;
+  const int lm_col = (lane >> 4) * 16;
+  const uint32_t sT_base = (uint32_t) __cvta_generic_to_shared (&sT[0][0]);
+
+  for (int j0 = 0; j0 < th; j0 += kGemmCJ) {
+    const int cj = min (kGemmCJ, th - j0);
+    for (int i0 = 0; i0 < tw; i0 += kGemmCI) {
+      const int ci = min (kGemmCI, tw - i0);
+      __syncthreads ();         /* previous chunk fully consumed */
+      {
+        uint32_t *t32 = reinterpret_cast < uint32_t * >(&sT[0][0]);
+        constexpr int tww = kGemmTStride / 4;
+        for (int idx = tid; idx < kGemmTRows * tww; idx += 32 * kGemmWarps) {
+          const int jj = idx / tww - 15, ii = (idx % tww) * 4;
+          uint32_t v = 0;
+          if (jj >= 0 && jj < cj) {
+            const uint8_t *tr = tmpl + (size_t) (j0 + jj) * tw + i0;
+#pragma unroll
+            for (int b = 0; b < 4; b++)
+              if (ii + b < ci)
+                v |= (uint32_t) tr[ii + b] << (8 * b);
+          }
+          t32[idx] = v;
+        }
+      }
+      for (int idx = tid; idx < kGemmIH * kGemmIWW; idx += 32 * kGemmWarps) {
+        const int r = idx / kGemmIWW, wd = idx % kGemmIWW;
+        const int gy = by + j0 + r, gx = bx + i0 + wd * 4;
+        uint32_t v = 0;
+        if (gy < h) {
+          const uint8_t *row = lum + (size_t) gy * ls;
+#pragma unroll
+          for (int b = 0; b < 4; b++)
+            if (gx + b < w)
+              v |= (uint32_t) row[gx + b] << (8 * b);
+        }
+        sI[r][wd] = v;
+      }
+      __syncthreads ();
+
+      const int nk = (ci + 31) / 32;    /* 1 or 2 k-steps of 32 */
+      for (int r = 0; r < kGemmBY + cj - 1; r++) {
+        const uint32_t *row = &sI[r][wx / 4 + g + t];
+#pragma unroll
+        for (int kk = 0; kk < 2; kk++) {
+          if (kk >= nk)
+            break;
+          const uint32_t w0 = row[kk * 8], w1 = row[kk * 8 + 1];
+          const uint32_t w4 = row[kk * 8 + 4], w5 = row[kk * 8 + 5];
+          uint32_t b[4][2];
+          b[0][0] = w0;
+          b[1][0] = __byte_perm (w0, w1, 0x4321);
+          b[2][0] = __byte_perm (w0, w1, 0x5432);
+          b[3][0] = __byte_perm (w0, w1, 0x6543);
+          b[0][1] = w4;
+          b[1][1] = __byte_perm (w4, w5, 0x4321);
+          b[2][1] = __byte_perm (w4, w5, 0x5432);
+          b[3][1] = __byte_perm (w4, w5, 0x6543);
+#pragma unroll
+          for (int mt = 0; mt < 2; mt++) {
+            const int rr = r - mt * 16;   /* rows of this m-tile: rr - m */
+            if (rr < 0 || rr > cj + 14)
+              continue;
+            uint32_t a0, a1, a2, a3;
+            const uint32_t addr = sT_base + (uint32_t) ((rr - lm_m + 15) *
+                kGemmTStride + kk * 32 + lm_col);
+            asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+                "{%0, %1, %2, %3}, [%4];":"=r" (a0), "=r" (a1), "=r" (a2),
+                "=r" (a3):"r" (addr):"memory");
+#pragma unroll
+            for (int s = 0; s < 4; s++)
+              asm ("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 "
+                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                  "{%0, %1, %2, %3};":"+r" (acc[mt][s][0]),
+                  "+r" (acc[mt][s][1]), "+r" (acc[mt][s][2]),
+                  "+r" (acc[mt][s][3]):"r" (a0), "r" (a1), "r" (a2),
+                  "r" (a3), "r" (b[s][0]), "r" (b[s][1]));
+          }
+        }
+      }
+      if (WIDE) {
+#pragma unroll
+        for (int mt = 0; mt < 2; mt++)
+#pragma unroll
+          for (int s = 0; s < 4; s++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+              c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] +=
+                  (uint32_t) acc[mt][s][e];
+              acc[mt][s][e] = 0;
+            }
+      }
+    }
+  }
+
+  /* D fragment: e = 0: (m = g, n = 2t), 1: (g, 2t + 1), 2: (g + 8, 2t),
+   * 3: (g + 8, 2t + 1); window x = bx + wx + s + 4 n */
+#pragma unroll
+  for (int mt = 0; mt < 2; mt++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      const int y = by + mt * 16 + g + (e >> 1) * 8;
+      if (y >= rh)
+        continue;
+#pragma unroll
+      for (int s = 0; s < 4; s++) {
+        const int x = bx + wx + s + 4 * (2 * t + (e & 1));
+        if (x >= rw)
+          continue;
+        const long long cv = WIDE ?
+            (long long) c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] :
+            (long long) (uint32_t) acc[mt][s][e];
+        store_score (&k, cv, x, y, w, tw, th, S, Q, map, rw);
+      }
+    }
+#endif
+}
+
 /* ---- 4. best matches ---------------------------------------------------- */
 
 __device__ __forceinline__ void
@@ -403,6 +765,35 @@ score_map_kernel (const float *__restrict__ map, int rw, int rh, int w,
 
 /* ---- host side ---------------------------------------------------------- */
 
+/* Correlation paths. kPathSmall: corr_kernel with the window sums from its
+ * tile (templates up to 8x8); kPathDirect: corr_dp4a_kernel; kPathGemm:
+ * corr_mma_kernel (sm_80+ code only). */
+enum
+{ kPathAuto = 0, kPathDirect = 1, kPathGemm = 2, kPathSmall = 3 };
+
+/* Automatic switch to the tensor-core path: templates at least this wide
+ * and tall (reasoned from instruction counts, to be confirmed by
+ * measurement: docs/cudatemplatematch.md). */
+constexpr int kGemmMinTW = 16, kGemmMinTH = 16;
+/* Largest template (pixels) whose correlation fits the kernels' 32-bit
+ * sums: s32 mma (33025 * 255^2 < 2^31) and u32 __dp4a
+ * (66051 * 255^2 < 2^32); larger ones use the WIDE variants. */
+constexpr long long kGemmMaxExact = 32768, kDirMaxExact = 65536;
+
+/* CUDAVISION_TM_PATH=direct|gemm|auto (debug/benchmark override). */
+int
+path_from_env (void)
+{
+  const char *e = getenv ("CUDAVISION_TM_PATH");
+  if (!e)
+    return kPathAuto;
+  if (!strcmp (e, "direct"))
+    return kPathDirect;
+  if (!strcmp (e, "gemm"))
+    return kPathGemm;
+  return kPathAuto;
+}
+
 template < typename T > cudaError_t
 ensure (T ** p, size_t * cap, size_t n)
 {
@@ -472,6 +863,8 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
     ws = new (std::nothrow) Workspace ();
     if (!ws)
       return CV_ERROR_NO_MEMORY;
+    ws->gemm_ok = -1;
+    ws->path_env = path_from_env ();
     *workspace = ws;
   }
 
@@ -526,7 +919,26 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
   dim3 cb (kCorrTX, kCorrThreadsY);
   dim3 cg ((rw + kCorrTX - 1) / kCorrTX, (rh + kCorrTY - 1) / kCorrTY);
 
-  if (tw <= 8 && th <= 8) {
+  /* correlation path (see the top of this file and
+   * docs/cudatemplatematch.md) */
+  if (ws->gemm_ok < 0) {
+    cudaFuncAttributes fa;
+    TRY (cudaFuncGetAttributes (&fa, corr_mma_kernel < false >));
+    ws->gemm_ok = fa.binaryVersion >= 80;
+  }
+  int path;
+  if (ws->path_env == kPathDirect)
+    path = kPathDirect;
+  else if (ws->path_env == kPathGemm)
+    path = ws->gemm_ok ? kPathGemm : kPathDirect;
+  else if (tw <= 8 && th <= 8)
+    path = kPathSmall;
+  else if (ws->gemm_ok && tw >= kGemmMinTW && th >= kGemmMinTH)
+    path = kPathGemm;
+  else
+    path = kPathDirect;
+
+  if (path == kPathSmall) {
     corr_kernel < 8, 8, true > <<<cg, cb, 0, st>>> (lum, ls, w, h, ws->tmpl,
         tw, th, NULL, NULL, ws->map, rw, rh, k);
   } else {
@@ -540,8 +952,25 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
     integral_rows <<<h, 256, 0, st>>> (lum, ls, w, h, ws->isum, ws->isq);
     integral_cols <<<(w + 1 + 31) / 32, dim3 (32, 32), 0, st>>> (ws->isum,
         ws->isq, w, h);
-    corr_kernel < 32, 16, false > <<<cg, cb, 0, st>>> (lum, ls, w, h,
-        ws->tmpl, tw, th, ws->isum, ws->isq, ws->map, rw, rh, k);
+    const long long npix = (long long) tw * th;
+    if (path == kPathGemm) {
+      dim3 g ((rw + kGemmBX - 1) / kGemmBX, (rh + kGemmBY - 1) / kGemmBY);
+      if (npix > kGemmMaxExact)
+        corr_mma_kernel < true > <<<g, 32 * kGemmWarps, 0, st>>> (lum, ls, w,
+            h, ws->tmpl, tw, th, ws->isum, ws->isq, ws->map, rw, rh, k);
+      else
+        corr_mma_kernel < false > <<<g, 32 * kGemmWarps, 0, st>>> (lum, ls,
+            w, h, ws->tmpl, tw, th, ws->isum, ws->isq, ws->map, rw, rh, k);
+    } else {
+      dim3 b (kDirTX, kDirTY);
+      dim3 g ((rw + kDirBX - 1) / kDirBX, (rh + kDirBY - 1) / kDirBY);
+      if (npix > kDirMaxExact)
+        corr_dp4a_kernel < true > <<<g, b, 0, st>>> (lum, ls, w, h, ws->tmpl,
+            tw, th, ws->isum, ws->isq, ws->map, rw, rh, k);
+      else
+        corr_dp4a_kernel < false > <<<g, b, 0, st>>> (lum, ls, w, h,
+            ws->tmpl, tw, th, ws->isum, ws->isq, ws->map, rw, rh, k);
+    }
   }
   TRY (cudaGetLastError ());
 

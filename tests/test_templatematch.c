@@ -1276,6 +1276,46 @@ GST_START_TEST (test_gpu_huge_frame)
 
 GST_END_TEST;
 
+/* Both correlation paths of the GPU (CUDAVISION_TM_PATH, read when the
+ * element's GPU workspace is made), forced for every template size, against
+ * the CPU: the __dp4a direct path and the 8-bit tensor-core path (on
+ * devices without sm_80 code the gemm override falls back to direct).
+ * Sizes around the automatic switch (16x16), the kernels' chunk edges
+ * (dp4a: 64 columns x 16 rows; gemm: 64 x 64, k-steps of 32), frame
+ * widths that are no multiple of 4, template == frame, 1x1, and templates
+ * past the 32-bit exact limits (gemm > 32768 pixels, dp4a > 65536). */
+GST_START_TEST (test_gpu_paths)
+{
+  static const int sizes[][4] = {
+    {23, 17, 1, 1}, {40, 30, 3, 3}, {61, 45, 9, 8}, {77, 50, 15, 15},
+    {77, 50, 16, 16}, {150, 97, 17, 13}, {301, 133, 33, 31},
+    {333, 201, 64, 64}, {259, 190, 65, 70}, {48, 36, 48, 36},
+    {230, 170, 200, 150}, {237, 181, 200, 170}, {301, 229, 300, 220},
+    {1921, 1081, 64, 64}, {403, 77, 4, 40}, {403, 77, 130, 5},
+  };
+  static const char *paths[] = { "direct", "gemm" };
+  guint s, p;
+  int method;
+
+  for (p = 0; p < G_N_ELEMENTS (paths); p++) {
+    fail_unless (g_setenv ("CUDAVISION_TM_PATH", paths[p], TRUE));
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      for (method = 0; method < 4; method++) {
+        if (sizes[s][0] > 1000 && method != CCOEFF_NORMED)
+          continue;             /* the large frame once */
+        gpu_vs_cpu (GST_VIDEO_FORMAT_GRAY8, sizes[s][0], sizes[s][1],
+            sizes[s][2], sizes[s][3], method, (s + method) % 2 ? 1 : 4,
+            1000 + p * 100 + s * 4 + method);
+      }
+    /* an RGB frame through the luma conversion */
+    gpu_vs_cpu (GST_VIDEO_FORMAT_BGRx, 130, 90, 20, 18, CCOEFF_NORMED, 3,
+        1999 + p);
+  }
+  g_unsetenv ("CUDAVISION_TM_PATH");
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_gpu_score_map)
 {
   int method;
@@ -1311,6 +1351,7 @@ templatematch_suite (void)
     tcase_add_test (tc, test_gpu_equals_cpu);
     tcase_add_test (tc, test_gpu_huge_frame);
     tcase_add_test (tc, test_gpu_score_map);
+    tcase_add_test (tc, test_gpu_paths);
   }
   return s;
 }

@@ -3,6 +3,7 @@
  */
 #include "kbench.h"
 #include "cvsobel.h"
+#include "cvtemplatematch.h"
 
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -68,6 +69,12 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
   Plane in, out;
   CvSobelParams sp = { 0, 20 };
   CvLumaLayout l;
+  /* templatematch64 / templatematch200 */
+  std::vector < unsigned char >tpix;
+  CvTemplate tm = { };
+  CvTemplateMatchParams tp = { CV_TM_CCOEFF_NORMED, 1, -1.0, 0 };
+  CvTemplateMatchResult *tres = NULL;
+  void *tws = NULL;
 
   if (!layout_of (format, &l)) {
     snprintf (err, err_size, "format %s not timed here", format);
@@ -80,6 +87,40 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     *bytes = (double) width * height * (l.bpp + 1);
     launch = [&](cudaStream_t st) {
       return cv_sobel_cuda (&in.p, l, &out.p, &sp, st);
+    };
+  } else if (!strcmp (name, "templatematch64")
+      || !strcmp (name, "templatematch200")) {
+    /* ccoeff-normed, best match: luma, integral images, correlation (path
+     * chosen as the element does; CUDAVISION_TM_PATH=direct|gemm
+     * overrides), best-match search, result copied to pinned memory */
+    const int tw = name[13] == '6' ? 64 : 200, th = tw == 64 ? 64 : 150;
+    if (width < tw || height < th) {
+      snprintf (err, err_size, "frame smaller than the %dx%d template", tw,
+          th);
+      return 1;
+    }
+    CK (alloc_random (in, width, height, l.bpp));
+    tpix.resize ((size_t) tw * th);
+    unsigned x = 777;
+    for (auto & v : tpix) {
+      x = x * 1664525u + 1013904223u;
+      v = (unsigned char) (x >> 24);
+    }
+    tm.plane.data = tpix.data ();
+    tm.plane.stride = tw;
+    tm.plane.width = tw;
+    tm.plane.height = th;
+    for (unsigned char v : tpix) {
+      tm.sum += v;
+      tm.sumsq += (int64_t) v * v;
+    }
+    tm.flat = 0;
+    tm.id = 1;
+    CK (cudaMallocHost ((void **) &tres, sizeof (CvTemplateMatchResult)));
+    *bytes = (double) width * height * l.bpp;
+    launch = [&](cudaStream_t st) {
+      return cv_template_match_cuda (&in.p, l, &tm, &tp, NULL, tres, &tws,
+          st);
     };
   } else {
     snprintf (err, err_size, "unknown kernel %s", name);
@@ -121,5 +162,9 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
   cudaEventDestroy (a);
   cudaEventDestroy (b);
   cudaStreamDestroy (s);
+  if (tws)
+    cv_template_match_cuda_free (tws);
+  if (tres)
+    cudaFreeHost (tres);
   return 0;
 }
