@@ -10,7 +10,8 @@
 extern "C" {
 #endif
 
-/* Time kernel `name` ("sobel") on a width x height frame of `format`
+/* Time kernel `name` ("sobel", "convolve-blur", "convolve-edge",
+ * "convolve-blur-edge", "convolve-custom15", "convolve-custom31") on a width x height frame of `format`
  * ("GRAY8", "RGBA", ...). *us: mean microseconds per launch over `iters`
  * launches replayed from a graph (median of 5 replays); *bytes: bytes one
  * launch must move at least (input read once + output written once).
