@@ -22,6 +22,7 @@
 #include "convolve_common.h"
 
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +281,543 @@ launch (const uint8_t * src, size_t sstride, uint8_t * dst, size_t dstride,
   return (int) cudaGetLastError ();
 }
 
+/* ---- fast path 1: chains of named 3x3 filters (exact integer math) ----
+ *
+ * A plane row is handled as bytes, as on the CPU: every byte is filtered
+ * with its neighbours BPP bytes away (the unfiltered alpha/x byte of RGBA
+ * is replaced from the source at the end), 4 bytes per 32-bit word. A
+ * block owns TWW words x NT_H rows of output; buffer A holds the source
+ * tile plus a halo of R = n words and R rows (border rule applied while
+ * loading). Stage s computes words [s + 1, BWW - s - 1) x rows
+ * [s + 1, BH - s - 1) of its output buffer (words of 2 x 16-bit lanes:
+ * bytes 0, 2 and bytes 1, 3; sums stay below 65536 per lane), each thread
+ * a column strip of rows sliding a 3-row window in registers. Blocks at
+ * the frame edge then set the out-of-frame pixels next to the frame (the
+ * only ones the next stage reads) from the in-frame ones by the border
+ * rule, i.e. the border rule of the next stage's input frame. */
+
+#define NT_H 16
+#define NT_THREADS 256
+
+struct NamedChain
+{
+  int n, border;
+  int kind[CV_CONVOLVE_MAX_CHAIN];
+};
+
+template < int BPP > struct NamedGeom
+{
+  /* tiles start on a pixel boundary: 4 * TWW is a multiple of BPP */
+  static constexpr int TWW = BPP == 3 ? 63 : 64;
+};
+
+__device__ __forceinline__ int
+floor_div (int a, int b)
+{
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/* Bytes BPP to the left (L) and to the right (Rt) of the 4 bytes of wc. */
+template < int BPP >
+__device__ __forceinline__ void
+neighbours (uint32_t wl, uint32_t wc, uint32_t wr, uint32_t & L,
+    uint32_t & Rt)
+{
+  if (BPP == 1) {
+    L = __byte_perm (wl, wc, 0x6543);
+    Rt = __byte_perm (wc, wr, 0x4321);
+  } else if (BPP == 2) {
+    L = __byte_perm (wl, wc, 0x5432);
+    Rt = __byte_perm (wc, wr, 0x5432);
+  } else if (BPP == 3) {
+    L = __byte_perm (wl, wc, 0x4321);
+    Rt = __byte_perm (wc, wr, 0x6543);
+  } else {
+    L = wl;
+    Rt = wr;
+  }
+}
+
+__device__ __forceinline__ uint32_t
+lanes_lo (uint32_t w)
+{
+  return w & 0x00FF00FFu;
+}
+
+__device__ __forceinline__ uint32_t
+lanes_hi (uint32_t w)
+{
+  return (w >> 8) & 0x00FF00FFu;
+}
+
+/* (S + 4) / 9 per lane, S <= 2295: (x * 7282) >> 16 == x / 9 for
+ * 0 <= x < 5000. */
+__device__ __forceinline__ uint32_t
+fin_blur (uint32_t s)
+{
+  s += 0x00040004u;
+  return (((s & 0xFFFFu) * 7282u) >> 16) | (((s >> 16) * 7282u) &
+      0xFFFF0000u);
+}
+
+/* (S + 8) >> 4 per lane, S <= 4080 */
+__device__ __forceinline__ uint32_t
+fin_gauss (uint32_t s)
+{
+  return ((s + 0x00080008u) >> 4) & 0x00FF00FFu;
+}
+
+/* lanes hold S + 1020 (0 .. 2295): saturate S to 0 .. 255 */
+__device__ __forceinline__ uint32_t
+fin_cross (uint32_t t)
+{
+  int a = (int) (t & 0xFFFFu) - 1020, b = (int) (t >> 16) - 1020;
+
+  a = min (max (a, 0), 255);
+  b = min (max (b, 0), 255);
+  return (uint32_t) a | ((uint32_t) b << 16);
+}
+
+/* Features of one input row for a stage: blur/gaussian the horizontal
+ * sums (lo, hi lanes); sharpen/edge-detect the centre c and
+ * x = centre_weight * c + 1020 - left - right (>= 510 per lane). */
+struct RowFeat
+{
+  uint32_t a_lo, a_hi, c_lo, c_hi;
+};
+
+template < int BPP, int KIND >
+__device__ __forceinline__ RowFeat
+row_feat (const uint32_t * row, int col)
+{
+  uint32_t wl = row[col - 1], wc = row[col], wr = row[col + 1], L, Rt;
+  RowFeat f;
+
+  neighbours < BPP > (wl, wc, wr, L, Rt);
+  if (KIND == CV_FILTER_BLUR) {
+    f.a_lo = lanes_lo (L) + lanes_lo (wc) + lanes_lo (Rt);
+    f.a_hi = lanes_hi (L) + lanes_hi (wc) + lanes_hi (Rt);
+    f.c_lo = f.c_hi = 0;
+  } else if (KIND == CV_FILTER_GAUSSIAN) {
+    f.a_lo = lanes_lo (L) + 2 * lanes_lo (wc) + lanes_lo (Rt);
+    f.a_hi = lanes_hi (L) + 2 * lanes_hi (wc) + lanes_hi (Rt);
+    f.c_lo = f.c_hi = 0;
+  } else {
+    const uint32_t ctr = KIND == CV_FILTER_SHARPEN ? 5u : 4u;
+    f.c_lo = lanes_lo (wc);
+    f.c_hi = lanes_hi (wc);
+    f.a_lo = ctr * f.c_lo + 0x03FC03FCu - (lanes_lo (L) + lanes_lo (Rt));
+    f.a_hi = ctr * f.c_hi + 0x03FC03FCu - (lanes_hi (L) + lanes_hi (Rt));
+  }
+  return f;
+}
+
+template < int KIND >
+__device__ __forceinline__ uint32_t
+row_out (const RowFeat & u, const RowFeat & m, const RowFeat & d)
+{
+  uint32_t lo, hi;
+
+  if (KIND == CV_FILTER_BLUR) {
+    lo = fin_blur (u.a_lo + m.a_lo + d.a_lo);
+    hi = fin_blur (u.a_hi + m.a_hi + d.a_hi);
+  } else if (KIND == CV_FILTER_GAUSSIAN) {
+    lo = fin_gauss (u.a_lo + 2 * m.a_lo + d.a_lo);
+    hi = fin_gauss (u.a_hi + 2 * m.a_hi + d.a_hi);
+  } else {
+    lo = fin_cross (m.a_lo - (u.c_lo + d.c_lo));
+    hi = fin_cross (m.a_hi - (u.c_hi + d.c_hi));
+  }
+  return lo | (hi << 8);
+}
+
+/* Where a named stage writes: the next stage's shared buffer, or (last
+ * stage) the destination frame. */
+struct EmitShared
+{
+  uint32_t *out;
+  int pitch;
+  __device__ __forceinline__ void operator () (int j, int i, uint32_t v) const
+  {
+    out[j * pitch + i] = v;
+  }
+};
+
+template < int BPP, int NC > struct EmitGlobal
+{
+  const uint8_t *src;
+  size_t sstride;
+  uint8_t *dst;
+  size_t dstride;
+  int ob, oy, Wb, H, vec;
+  __device__ __forceinline__ void operator () (int j, int i, uint32_t v) const
+  {
+    const int gy = oy + j, gb = ob + 4 * i;
+
+    if (gy >= H || gb >= Wb)
+      return;
+    if (vec && gb + 4 <= Wb) {
+      if (NC < BPP)             /* BPP 4: byte 3 from the source */
+        v = (v & 0x00FFFFFFu) | (__ldg ((const unsigned int *) (src +
+                    (size_t) gy * sstride + gb)) & 0xFF000000u);
+      *(uint32_t *) (dst + (size_t) gy * dstride + gb) = v;
+    } else {
+      for (int b = 0; b < 4 && gb + b < Wb; b++) {
+        uint8_t byte = (uint8_t) (v >> (8 * b));
+        if (NC < BPP && (gb + b) % BPP >= NC)
+          byte = src[(size_t) gy * sstride + gb + b];
+        dst[(size_t) gy * dstride + gb + b] = byte;
+      }
+    }
+  }
+};
+
+/* Output rows [r0, r1) of word column col. */
+template < int BPP, int KIND, class Emit >
+__device__ __forceinline__ void
+named_strip (const uint32_t * in, int pitch, int col, int r0, int r1,
+    const Emit & emit)
+{
+  RowFeat u = row_feat < BPP, KIND > (in + (r0 - 1) * pitch, col);
+  RowFeat m = row_feat < BPP, KIND > (in + r0 * pitch, col);
+
+  for (int j = r0; j < r1; j++) {
+    RowFeat d = row_feat < BPP, KIND > (in + (j + 1) * pitch, col);
+    emit (j, col, row_out < KIND > (u, m, d));
+    u = m;
+    m = d;
+  }
+}
+
+template < int BPP, class Emit >
+__device__ __forceinline__ void
+named_stage (int kind, const uint32_t * in, int pitch, int s, int BWW,
+    int BH, int tid, const Emit & emit)
+{
+  const int rw = BWW - 2 * s - 2, rh = BH - 2 * s - 2;
+  const int nstrip = max (1, NT_THREADS / rw);
+  const int sh = (rh + nstrip - 1) / nstrip;
+  const int items = rw * nstrip;
+
+  for (int it = tid; it < items; it += NT_THREADS) {
+    const int strip = it / rw, col = s + 1 + (it - strip * rw);
+    const int r0 = s + 1 + strip * sh, r1 = min (r0 + sh, BH - s - 1);
+
+    if (r0 >= r1)
+      continue;
+    switch (kind) {
+      case CV_FILTER_BLUR:
+        named_strip < BPP, CV_FILTER_BLUR > (in, pitch, col, r0, r1, emit);
+        break;
+      case CV_FILTER_GAUSSIAN:
+        named_strip < BPP, CV_FILTER_GAUSSIAN > (in, pitch, col, r0, r1,
+            emit);
+        break;
+      case CV_FILTER_SHARPEN:
+        named_strip < BPP, CV_FILTER_SHARPEN > (in, pitch, col, r0, r1,
+            emit);
+        break;
+      default:
+        named_strip < BPP, CV_FILTER_EDGE_DETECT > (in, pitch, col, r0, r1,
+            emit);
+        break;
+    }
+  }
+}
+
+template < int BPP, int NC >
+__global__ void __launch_bounds__ (NT_THREADS)
+named_chain_kernel (const uint8_t * __restrict__ src, size_t sstride,
+    uint8_t * __restrict__ dst, size_t dstride, int W, int H, int vec,
+    const NamedChain c)
+{
+  constexpr int TWW = NamedGeom < BPP >::TWW;
+  extern __shared__ uint32_t nsm[];
+  const int R = c.n, mode = c.border;
+  const int BWW = TWW + 2 * R, BH = NT_H + 2 * R, plane = BWW * BH;
+  const int Wb = W * BPP;
+  const int ob = (int) blockIdx.x * TWW * 4 - 4 * R;
+  const int oy = (int) blockIdx.y * NT_H - R;
+  const int tid = threadIdx.x;
+  const bool edge = ob < 0 || ob + 4 * BWW > Wb || oy < 0 || oy + BH > H;
+  uint32_t *in = nsm, *out = nsm + plane;
+
+  /* source tile + halo, border rule applied */
+  for (int o = tid; o < plane; o += NT_THREADS) {
+    const int j = o / BWW, i = o - j * BWW;
+    const int gy = oy + j, gb = ob + 4 * i;
+    uint32_t v = 0;
+
+    if (vec && gy >= 0 && gy < H && gb >= 0 && gb + 4 <= Wb) {
+      v = __ldg ((const unsigned int *) (src + (size_t) gy * sstride + gb));
+    } else {
+      const int my = cv_conv_border (gy, H, mode);
+      for (int b = 0; b < 4; b++) {
+        const int px = floor_div (gb + b, BPP), ch = gb + b - px * BPP;
+        const int mx = cv_conv_border (px, W, mode);
+        if (my >= 0 && mx >= 0)
+          v |= (uint32_t) src[(size_t) my * sstride + (size_t) mx * BPP +
+              ch] << (8 * b);
+      }
+    }
+    in[o] = v;
+  }
+  __syncthreads ();
+
+  for (int s = 0; s < R; s++) {
+    if (s == R - 1) {
+      EmitGlobal < BPP, NC > e = { src, sstride, dst, dstride, ob, oy, Wb, H,
+        vec
+      };
+      named_stage < BPP > (c.kind[s], in, BWW, s, BWW, BH, tid, e);
+      break;
+    }
+    {
+      EmitShared e = { out, BWW };
+      named_stage < BPP > (c.kind[s], in, BWW, s, BWW, BH, tid, e);
+    }
+    __syncthreads ();
+    if (edge) {
+      /* out-of-frame pixels next to the frame (rows -1 and H, pixel
+       * columns -1 and W) from in-frame ones of the same buffer: byte
+       * stores to bytes no thread reads in this pass */
+      const int rw = BWW - 2 * s - 2, rh = BH - 2 * s - 2;
+      uint8_t *ob8 = (uint8_t *) out;
+
+      for (int o = tid; o < rw * rh; o += NT_THREADS) {
+        const int j = s + 1 + o / rw, i = s + 1 + o % rw;
+        const int gy = oy + j, gb = ob + 4 * i;
+        const bool rowin = gy >= 0 && gy < H;
+
+        if ((rowin && gb >= 0 && gb + 4 <= Wb) || gy < -1 || gy > H
+            || gb + 4 <= -BPP || gb >= Wb + BPP)
+          continue;
+        {
+          const int my = cv_conv_border (gy, H, mode);
+          for (int b = 0; b < 4; b++) {
+            const int px = floor_div (gb + b, BPP), ch = gb + b - px * BPP;
+            int mx;
+            uint8_t v = 0;
+
+            if ((rowin && px >= 0 && px < W) || px < -1 || px > W)
+              continue;
+            mx = cv_conv_border (px, W, mode);
+            if (my >= 0 && mx >= 0)
+              v = ob8[(size_t) (my - oy) * BWW * 4 + (mx * BPP + ch - ob)];
+            ob8[(size_t) j * BWW * 4 + 4 * i + b] = v;
+          }
+        }
+      }
+      __syncthreads ();
+    }
+    {
+      uint32_t *t = in;
+      in = out;
+      out = t;
+    }
+  }
+}
+
+static size_t
+named_smem (int bpp, int R)
+{
+  const int tww = bpp == 3 ? 63 : 64;
+  /* a single stage reads one buffer and writes the frame */
+  return (size_t) (R > 1 ? 2 : 1) * (tww + 2 * R) * (NT_H + 2 * R) * sizeof (uint32_t);
+}
+
+template < int BPP, int NC >
+static int
+launch_named (const uint8_t * src, size_t sstride, uint8_t * dst,
+    size_t dstride, int W, int H, const NamedChain & c, cudaStream_t stream)
+{
+  constexpr int TWW = NamedGeom < BPP >::TWW;
+  const size_t smem = named_smem (BPP, c.n);
+  const long long wb = (long long) W * BPP;
+  const int vec = ((uintptr_t) src % 4 == 0) && sstride % 4 == 0 &&
+      ((uintptr_t) dst % 4 == 0) && dstride % 4 == 0;
+  dim3 grid ((unsigned) ((wb + 4 * TWW - 1) / (4 * TWW)),
+      (unsigned) ((H + NT_H - 1) / NT_H));
+
+  if (wb + 8 * (long long) TWW >= INT_MAX || grid.y > 65535)
+    return CV_ERROR_INVALID_ARGUMENT;
+  named_chain_kernel < BPP, NC > <<<grid, NT_THREADS, smem, stream>>> (src,
+      sstride, dst, dstride, W, H, vec, c);
+  return (int) cudaGetLastError ();
+}
+
+/* ---- fast path 2: one general (non-separable) custom kernel, 1 byte per
+ * pixel (GRAY8, planes of I420) ----
+ *
+ * A block of CB_X x CB_Y threads owns 64 x 16 outputs: every thread 8
+ * consecutive outputs of one row, whose accumulators stay in registers.
+ * The tile + halo is converted to float in shared memory once (border
+ * rule applied). For kernel row i a thread loads the 8 + K - 1 inputs it
+ * needs and the K weights (float4, the weights broadcast), then adds the
+ * K products of every output in order j = 0 .. K - 1: each output still
+ * sees acc = (((0 + w00 p00) + w01 p01) + ...) in the documented order.
+ * The row pitch (== 4 mod 32 words) and the 8 x 4 threads of a warp make
+ * the float4 loads conflict-free. */
+
+#define CB_X 8
+#define CB_Y 16
+#define CB_P 8
+
+template < int K > struct CustomGeom
+{
+  static constexpr int R = K / 2;
+  static constexpr int TW = CB_X * CB_P, TH = CB_Y;
+  static constexpr int IW = TW + K - 1, IH = TH + K - 1;
+  static constexpr int NIN4 = (CB_P + K - 1 + 3) / 4;   /* float4 per row */
+  static constexpr int NEED = (CB_X - 1) * CB_P + 4 * NIN4;
+  static constexpr int W0 = IW > NEED ? IW : NEED;
+  static constexpr int PITCH = (W0 + 27) / 32 * 32 + 4 >= W0 ?
+      (W0 + 27) / 32 * 32 + 4 : (W0 + 27) / 32 * 32 + 36;
+  static constexpr int KP = (K + 3) / 4 * 4;
+};
+
+template < int K >
+__global__ void __launch_bounds__ (CB_X * CB_Y)
+custom2d_kernel (const uint8_t * __restrict__ src, size_t sstride,
+    uint8_t * __restrict__ dst, size_t dstride, int W, int H, int mode,
+    int vec, const __grid_constant__ GpuChain p)
+{
+  typedef CustomGeom < K > G;
+  static_assert (G::PITCH % 32 == 4 && G::PITCH >= G::W0, "pitch");
+  __shared__ __align__ (16) float tile[G::IH * G::PITCH];
+  __shared__ __align__ (16) float wts[K * G::KP];
+  const int tid = threadIdx.x;
+  const int x0 = (int) blockIdx.x * G::TW, y0 = (int) blockIdx.y * G::TH;
+
+  for (int o = tid; o < K * G::KP; o += CB_X * CB_Y) {
+    const int i = o / G::KP, j = o - i * G::KP;
+    wts[o] = j < K ? p.w[i * K + j] : 0.0f;
+  }
+  for (int o = tid; o < G::IH * G::PITCH; o += CB_X * CB_Y) {
+    const int j = o / G::PITCH, i = o - j * G::PITCH;
+    float v = 0.0f;
+
+    if (i < G::IW) {
+      const int my = cv_conv_border (y0 - G::R + j, H, mode);
+      const int mx = cv_conv_border (x0 - G::R + i, W, mode);
+      if (my >= 0 && mx >= 0)
+        v = (float) src[(size_t) my * sstride + mx];
+    }
+    tile[o] = v;
+  }
+  __syncthreads ();
+
+  {
+    const int tx = tid % CB_X, ty = tid / CB_X;
+    const int gy = y0 + ty, gx = x0 + tx * CB_P;
+    const float *base = tile + ty * G::PITCH + tx * CB_P;
+    float acc[CB_P];
+
+#pragma unroll
+    for (int o = 0; o < CB_P; o++)
+      acc[o] = 0.0f;
+#pragma unroll 1
+    for (int i = 0; i < K; i++) {
+      float v[4 * G::NIN4], w[G::KP];
+
+#pragma unroll
+      for (int q = 0; q < G::NIN4; q++)
+        *(float4 *) & v[4 * q] = *(const float4 *) (base + i * G::PITCH +
+            4 * q);
+#pragma unroll
+      for (int q = 0; q < G::KP / 4; q++)
+        *(float4 *) & w[4 * q] = *(const float4 *) (wts + i * G::KP + 4 * q);
+#pragma unroll
+      for (int j = 0; j < K; j++)
+#pragma unroll
+        for (int o = 0; o < CB_P; o++)
+          acc[o] = __fadd_rn (acc[o], __fmul_rn (w[j], v[o + j]));
+    }
+
+    if (gy < H && gx < W) {
+      uint8_t *q = dst + (size_t) gy * dstride + gx;
+      uint32_t b[CB_P];
+
+#pragma unroll
+      for (int o = 0; o < CB_P; o++)
+        b[o] = (uint32_t) cv_conv_round_sat (acc[o]);
+      if (vec && gx + CB_P <= W) {
+#pragma unroll
+        for (int o = 0; o < CB_P; o += 4)
+          *(uint32_t *) (q + o) = b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) |
+              (b[o + 3] << 24);
+      } else {
+#pragma unroll
+        for (int o = 0; o < CB_P; o++)
+          if (gx + o < W)
+            q[o] = (uint8_t) b[o];
+      }
+    }
+  }
+}
+
+template < int K >
+static int
+launch_custom2d (const uint8_t * src, size_t sstride, uint8_t * dst,
+    size_t dstride, int W, int H, const GpuChain & g, cudaStream_t stream)
+{
+  typedef CustomGeom < K > G;
+  const int vec = ((uintptr_t) dst % 4 == 0) && dstride % 4 == 0;
+  dim3 grid ((unsigned) ((W + G::TW - 1) / G::TW),
+      (unsigned) ((H + G::TH - 1) / G::TH));
+
+  if (grid.y > 65535)
+    return CV_ERROR_INVALID_ARGUMENT;
+  custom2d_kernel < K > <<<grid, CB_X * CB_Y, 0, stream>>> (src, sstride,
+      dst, dstride, W, H, g.border, vec, g);
+  return (int) cudaGetLastError ();
+}
+
+/* Returns 1 and *ret when a fast path took the work. */
+static int
+try_fast (int bpp, int nc, const CvPlane * src, CvPlane * dst,
+    const GpuChain & g, int any_custom, cudaStream_t st, int *ret)
+{
+  const uint8_t *s = src->data;
+  uint8_t *d = dst->data;
+  const size_t ss = src->stride, ds = dst->stride;
+  const int W = src->width, H = src->height;
+
+  if (!any_custom) {
+    NamedChain c;
+
+    memset (&c, 0, sizeof (c));
+    c.n = g.n;
+    c.border = g.border;
+    for (int i = 0; i < g.n; i++)
+      c.kind[i] = g.kind[i];
+    if (bpp == 1 && nc == 1)
+      *ret = launch_named < 1, 1 > (s, ss, d, ds, W, H, c, st);
+    else if (bpp == 2 && nc == 2)
+      *ret = launch_named < 2, 2 > (s, ss, d, ds, W, H, c, st);
+    else if (bpp == 3 && nc == 3)
+      *ret = launch_named < 3, 3 > (s, ss, d, ds, W, H, c, st);
+    else if (bpp == 4 && nc == 3)
+      *ret = launch_named < 4, 3 > (s, ss, d, ds, W, H, c, st);
+    else
+      return 0;
+    return 1;
+  }
+  if (g.n == 1 && g.kind[0] == CV_FILTER_CUSTOM && !g.sep_custom
+      && bpp == 1 && nc == 1) {
+    switch (g.ksize) {
+#define CV_K(k) case k: *ret = launch_custom2d < k > (s, ss, d, ds, W, H, g, st); return 1;
+        CV_K (3) CV_K (5) CV_K (7) CV_K (9) CV_K (11) CV_K (13) CV_K (15)
+            CV_K (17) CV_K (19) CV_K (21) CV_K (23) CV_K (25) CV_K (27)
+            CV_K (29) CV_K (31)
+#undef CV_K
+      default:
+        return 0;
+    }
+  }
+  return 0;
+}
+
 static int
 launch_any (int bpp, int nc, const uint8_t * src, size_t sstride,
     uint8_t * dst, size_t dstride, const uint8_t * asrc, size_t astride,
@@ -344,6 +882,16 @@ cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp, int channels,
   if ((e = cudaDeviceGetAttribute (&max_smem,
               cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
     return (int) e;
+
+  /* specialised kernels: named chains, one general custom kernel */
+  {
+    int any_custom = 0, ret;
+
+    for (i = 0; i < g.n; i++)
+      any_custom |= g.kind[i] == CV_FILTER_CUSTOM;
+    if (try_fast (bpp, channels, src, dst, g, any_custom, st, &ret))
+      return ret;
+  }
 
   /* the whole chain in one pass when its halo fits in shared memory */
   if (smem_bytes (g.n, any_sep, g.R, 8, channels) <= (size_t) max_smem)

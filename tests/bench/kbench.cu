@@ -4,6 +4,7 @@
 #include "kbench.h"
 #include "cvsobel.h"
 #include "cvtemplatematch.h"
+#include "cvconvolve.h"
 
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -75,6 +76,9 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
   CvTemplateMatchParams tp = { CV_TM_CCOEFF_NORMED, 1, -1.0, 0 };
   CvTemplateMatchResult *tres = NULL;
   void *tws = NULL;
+  CvConvolveParams cp;
+  void *cscratch = NULL;
+  int cchannels = 1;
 
   if (!layout_of (format, &l)) {
     snprintf (err, err_size, "format %s not timed here", format);
@@ -122,6 +126,49 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
       return cv_template_match_cuda (&in.p, l, &tm, &tp, NULL, tres, &tws,
           st);
     };
+  } else if (!strncmp (name, "convolve-", 9)) {
+    /* as cudaconvolve prepares them: named chains or one random
+     * (non-separable) custom kernel, default border reflect-101; RGBA-like
+     * formats filter 3 of their 4 bytes */
+    const char *c = name + 9;
+    memset (&cp, 0, sizeof (cp));
+    cp.border_mode = CV_BORDER_REFLECT_101;
+    cp.ksize = 1;
+    cp.kernel[0] = 1.0f;
+    cp.n_filters = 1;
+    if (!strcmp (c, "blur")) {
+      cp.filters[0] = CV_FILTER_BLUR;
+    } else if (!strcmp (c, "edge")) {
+      cp.filters[0] = CV_FILTER_EDGE_DETECT;
+    } else if (!strcmp (c, "blur-edge")) {
+      cp.n_filters = 2;
+      cp.filters[0] = CV_FILTER_BLUR;
+      cp.filters[1] = CV_FILTER_EDGE_DETECT;
+    } else if (!strcmp (c, "custom15") || !strcmp (c, "custom31")) {
+      unsigned x = 777;
+      cp.filters[0] = CV_FILTER_CUSTOM;
+      cp.ksize = c[6] == '1' ? 15 : 31;
+      for (int i = 0; i < cp.ksize * cp.ksize; i++) {
+        x = x * 1664525u + 1013904223u;
+        cp.kernel[i] = ((float) (x >> 8) / 16777216.0f - 0.5f) /
+            (float) cp.ksize;
+      }
+    } else {
+      snprintf (err, err_size, "unknown kernel %s", name);
+      return 1;
+    }
+    if (cv_convolve_params_prepare (&cp) != CV_OK) {
+      snprintf (err, err_size, "bad convolve parameters");
+      return 1;
+    }
+    cchannels = l.bpp == 4 ? 3 : l.bpp;
+    CK (alloc_random (in, width, height, l.bpp));
+    CK (alloc_random (out, width, height, l.bpp));
+    *bytes = (double) width * height * l.bpp * 2;
+    launch = [&](cudaStream_t st) {
+      return cv_convolve_cuda (&in.p, &out.p, l.bpp, cchannels, &cp,
+          &cscratch, st);
+    };
   } else {
     snprintf (err, err_size, "unknown kernel %s", name);
     return 1;
@@ -166,5 +213,6 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     cv_template_match_cuda_free (tws);
   if (tres)
     cudaFreeHost (tres);
+  cv_convolve_cuda_free_scratch (cscratch);
   return 0;
 }

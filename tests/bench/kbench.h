@@ -10,8 +10,10 @@
 extern "C" {
 #endif
 
-/* Time kernel `name` ("sobel", "templatematch64", "templatematch200":
- * 64x64 or 200x150 template, ccoeff-normed, best match) on a width x height frame of `format`
+/* Time kernel `name` ("sobel"; "templatematch64", "templatematch200":
+ * 64x64 or 200x150 template, ccoeff-normed, best match; "convolve-blur",
+ * "convolve-edge", "convolve-blur-edge", "convolve-custom15",
+ * "convolve-custom31") on a width x height frame of `format`
  * ("GRAY8", "RGBA", ...). *us: mean microseconds per launch over `iters`
  * launches replayed from a graph (median of 5 replays); *bytes: bytes one
  * launch must move at least (input read once + output written once).
