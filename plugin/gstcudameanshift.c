@@ -161,7 +161,6 @@ gst_cuda_mean_shift_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     const GstVideoInfo * out_info)
 {
   GstCudaMeanShift *self = GST_CUDA_MEAN_SHIFT (base);
-  CvLumaLayout l = { 1, -1, -1, -1 };
 
   if (GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_INFO_FORMAT (out_info) ||
       GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info) ||
@@ -169,26 +168,13 @@ gst_cuda_mean_shift_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     GST_ERROR_OBJECT (self, "output must have the input's format and size");
     return FALSE;
   }
-  switch (GST_VIDEO_INFO_FORMAT (in_info)) {
-    case GST_VIDEO_FORMAT_GRAY8:
-      break;
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_BGRx:
-    case GST_VIDEO_FORMAT_RGB:
-    case GST_VIDEO_FORMAT_BGR:
-      l.bpp = GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0);
-      l.r = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_R);
-      l.g = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_G);
-      l.b = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_B);
-      break;
-    default:
-      GST_ERROR_OBJECT (self, "unsupported format %s",
-          GST_VIDEO_INFO_NAME (in_info));
-      return FALSE;
+  /* GRAY8 or packed RGB: the pad templates allow nothing else */
+  if (GST_VIDEO_INFO_IS_YUV (in_info)
+      || !gst_cuda_vision_luma_layout (in_info, &self->layout)) {
+    GST_ERROR_OBJECT (self, "unsupported format %s",
+        GST_VIDEO_INFO_NAME (in_info));
+    return FALSE;
   }
-  self->layout = l;
   GST_OBJECT_LOCK (self);
   self->width = GST_VIDEO_INFO_WIDTH (in_info);
   self->height = GST_VIDEO_INFO_HEIGHT (in_info);

@@ -118,7 +118,6 @@ gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     const GstVideoInfo * out_info)
 {
   GstCudaNlMeans *self = GST_CUDA_NL_MEANS (base);
-  CvLumaLayout l = { 1, -1, -1, -1 };
   guint p;
 
   if (GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_INFO_FORMAT (out_info) ||
@@ -147,17 +146,13 @@ gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     case GST_VIDEO_FORMAT_BGRx:
     case GST_VIDEO_FORMAT_RGB:
     case GST_VIDEO_FORMAT_BGR:
-      l.bpp = GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0);
-      l.r = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_R);
-      l.g = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_G);
-      l.b = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_B);
       break;
     default:
       GST_ERROR_OBJECT (self, "unsupported format %s",
           GST_VIDEO_INFO_NAME (in_info));
       return FALSE;
   }
-  self->layout = l;
+  gst_cuda_vision_luma_layout (in_info, &self->layout);
   self->warned_patch = self->warned_whole = FALSE;
   return TRUE;
 }

@@ -115,7 +115,6 @@ gst_cuda_sobel_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     const GstVideoInfo * out_info)
 {
   GstCudaSobel *self = GST_CUDA_SOBEL (base);
-  CvLumaLayout l = { 1, -1, -1, -1 };
 
   if (GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info) ||
       GST_VIDEO_INFO_HEIGHT (in_info) != GST_VIDEO_INFO_HEIGHT (out_info) ||
@@ -127,30 +126,13 @@ gst_cuda_sobel_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     return FALSE;
   }
 
-  switch (GST_VIDEO_INFO_FORMAT (in_info)) {
-    case GST_VIDEO_FORMAT_GRAY8:
-    case GST_VIDEO_FORMAT_NV12:
-    case GST_VIDEO_FORMAT_I420:
-      /* the Y plane is the luma: the only plane the GPU needs */
-      gst_cuda_vision_base_set_upload_planes (base, 1);
-      break;
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_BGRx:
-    case GST_VIDEO_FORMAT_RGB:
-    case GST_VIDEO_FORMAT_BGR:
-      l.bpp = GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0);
-      l.r = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_R);
-      l.g = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_G);
-      l.b = GST_VIDEO_INFO_COMP_OFFSET (in_info, GST_VIDEO_COMP_B);
-      break;
-    default:
-      GST_ERROR_OBJECT (self, "unsupported format %s",
-          GST_VIDEO_INFO_NAME (in_info));
-      return FALSE;
+  if (!gst_cuda_vision_luma_layout (in_info, &self->layout)) {
+    GST_ERROR_OBJECT (self, "unsupported format %s",
+        GST_VIDEO_INFO_NAME (in_info));
+    return FALSE;
   }
-  self->layout = l;
+  if (self->layout.r < 0)       /* the Y plane is the luma: all the GPU needs */
+    gst_cuda_vision_base_set_upload_planes (base, 1);
   return TRUE;
 }
 

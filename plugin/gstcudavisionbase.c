@@ -165,6 +165,32 @@ gst_cuda_vision_base_set_output_is_input (GstCudaVisionBase * self,
   PRIV (self)->output_is_input = output_is_input;
 }
 
+gboolean
+gst_cuda_vision_luma_layout (const GstVideoInfo * info, CvLumaLayout * layout)
+{
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+    case GST_VIDEO_FORMAT_GRAY8:
+    case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_I420:
+      layout->bpp = 1;
+      layout->r = layout->g = layout->b = -1;
+      return TRUE;
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
+      layout->bpp = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+      layout->r = GST_VIDEO_INFO_COMP_OFFSET (info, GST_VIDEO_COMP_R);
+      layout->g = GST_VIDEO_INFO_COMP_OFFSET (info, GST_VIDEO_COMP_G);
+      layout->b = GST_VIDEO_INFO_COMP_OFFSET (info, GST_VIDEO_COMP_B);
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
 GstCudaVisionBackend
 gst_cuda_vision_base_get_active_backend (GstCudaVisionBase * self)
 {

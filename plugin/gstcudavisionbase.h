@@ -146,6 +146,13 @@ void gst_cuda_vision_base_set_upload_planes (GstCudaVisionBase * self,
 void gst_cuda_vision_base_set_output_is_input (GstCudaVisionBase * self,
     gboolean output_is_input);
 
+/* For set_info(): how to read luma (or the colour components) of the
+ * frame's first plane: GRAY8, I420 and NV12 -> the plane itself (bpp 1, no
+ * colour offsets); RGBA, BGRA, RGBx, BGRx, RGB, BGR -> bytes per pixel and
+ * the R, G, B byte offsets. FALSE for any other format. */
+gboolean gst_cuda_vision_luma_layout (const GstVideoInfo * info,
+    CvLumaLayout * layout);
+
 /* The backend running now (CUDA or CPU), AUTO before start. */
 GstCudaVisionBackend gst_cuda_vision_base_get_active_backend
     (GstCudaVisionBase * self);
