@@ -254,8 +254,6 @@ main (int argc, char **argv)
   if (cuda_mem) {
     /* frames in CUDA memory of a context shared with the element */
     GstCudaContext *ctx;
-    GstBufferPool *pool;
-    GstStructure *config;
     GstContext *gctx;
 
     if (!gst_cuda_load_library () || !(ctx = gst_cuda_context_new (0))) {
@@ -265,24 +263,24 @@ main (int argc, char **argv)
     gctx = gst_context_new_cuda_context (ctx);
     gst_element_set_context (pipe, gctx);
     gst_context_unref (gctx);
-    pool = gst_cuda_buffer_pool_new (ctx);
-    config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_set_params (config, caps, in_bytes, 4, 0);
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-    if (!gst_buffer_pool_set_config (pool, config)) {
-      /* the pool adjusted the size to its pitched layout: take it */
-      config = gst_buffer_pool_get_config (pool);
-      gst_buffer_pool_set_config (pool, config);
-    }
-    if (!gst_buffer_pool_set_active (pool, TRUE)) {
-      g_printerr ("CUDA buffer pool failed for %s\n", format);
-      return 1;
-    }
+    gst_cuda_memory_init_once ();
     for (i = 0; i < 4; i++) {
       GstVideoFrame f;
       guint p;
-      gst_buffer_pool_acquire_buffer (pool, &made[i], NULL);
+      GstMemory *mem = gst_cuda_allocator_alloc (NULL, ctx, &info);
+      GstCudaMemory *cmem = (GstCudaMemory *) mem;
+
+      if (!mem) {
+        g_printerr ("could not allocate CUDA memory for %s\n", format);
+        return 1;
+      }
+      made[i] = gst_buffer_new ();
+      gst_buffer_append_memory (made[i], mem);
+      /* the pitched layout of the CUDA memory */
+      gst_buffer_add_video_meta_full (made[i], GST_VIDEO_FRAME_FLAG_NONE,
+          GST_VIDEO_INFO_FORMAT (&info), width, height,
+          GST_VIDEO_INFO_N_PLANES (&info), cmem->info.offset,
+          cmem->info.stride);
       /* random data written on the host, uploaded once here */
       gst_video_frame_map (&f, &info, made[i], GST_MAP_WRITE);
       for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
@@ -296,7 +294,6 @@ main (int argc, char **argv)
       gst_video_frame_map (&f, &info, made[i], GST_MAP_READ | GST_MAP_CUDA);
       gst_video_frame_unmap (&f);
     }
-    gst_object_unref (pool);
     gst_object_unref (ctx);
   }
 #else
