@@ -255,6 +255,7 @@ main (int argc, char **argv)
     /* frames in CUDA memory of a context shared with the element */
     GstCudaContext *ctx;
     GstContext *gctx;
+    GstAllocator *alloc;
 
     if (!gst_cuda_load_library () || !(ctx = gst_cuda_context_new (0))) {
       g_printerr ("no CUDA context: cannot run with --input cuda\n");
@@ -264,10 +265,12 @@ main (int argc, char **argv)
     gst_element_set_context (pipe, gctx);
     gst_context_unref (gctx);
     gst_cuda_memory_init_once ();
+    alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
     for (i = 0; i < 4; i++) {
       GstVideoFrame f;
       guint p;
-      GstMemory *mem = gst_cuda_allocator_alloc (NULL, ctx, &info);
+      GstMemory *mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc),
+          ctx, &info);
       GstCudaMemory *cmem = (GstCudaMemory *) mem;
 
       if (!mem) {
@@ -294,6 +297,7 @@ main (int argc, char **argv)
       gst_video_frame_map (&f, &info, made[i], GST_MAP_READ | GST_MAP_CUDA);
       gst_video_frame_unmap (&f);
     }
+    gst_object_unref (alloc);
     gst_object_unref (ctx);
   }
 #else
