@@ -444,10 +444,14 @@ main (int argc, char **argv)
     lat_mean = sum / nf;
     g_print ("latency      mean %.3f ms, p99 %.3f ms (in element, wall)\n",
         lat_mean, lat[(guint) floor (0.99 * (n_lat - 1))]);
-    if (st.frames && cuda_mem)
+    if (st.frames && cuda_mem && depth == 1)
       g_print ("overhead     %.1f us per frame in the element besides the "
           "kernel (wall time per frame - kernel time, frames in CUDA "
-          "memory)\n", 1e6 / fps - 1e3 * st.ker / st.frames);
+          "memory, synchronous)\n", 1e6 / fps - 1e3 * st.ker / st.frames);
+    else if (st.frames && cuda_mem)
+      g_print ("per frame    %.1f us wall time with the kernel (%.1f us) "
+          "overlapped across %d frames in flight\n", 1e6 / fps,
+          1e3 * st.ker / st.frames, depth);
     if (st.frames)
       g_print ("stages       upload %.4f ms, kernel %.4f ms, download %.4f ms"
           " (%s, mean of %u frames)\n", st.up / st.frames,
