@@ -59,6 +59,25 @@ alloc_random (Plane & pl, int w, int h, int bpp)
       (size_t) w * bpp, h, cudaMemcpyHostToDevice);
 }
 
+/* the practical floor at a size: read every byte of a plane once and write
+ * it once, 16 bytes per thread */
+__global__ void
+copy_kernel (const uint8_t * __restrict__ src, size_t sstride,
+    uint8_t * __restrict__ dst, size_t dstride, int row_bytes, int h)
+{
+  const int x = (blockIdx.x * blockDim.x + threadIdx.x) * 16;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= row_bytes || y >= h)
+    return;
+  if (x + 16 <= row_bytes)
+    *reinterpret_cast < uint4 * >(dst + (size_t) y * dstride + x) =
+        __ldg (reinterpret_cast < const uint4 * >(src + (size_t) y * sstride +
+            x));
+  else
+    for (int i = x; i < row_bytes; i++)
+      dst[(size_t) y * dstride + i] = src[(size_t) y * sstride + i];
+}
+
 }                               /* namespace */
 
 extern "C" int
@@ -85,7 +104,18 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     return 1;
   }
   CK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
-  if (!strcmp (name, "sobel")) {
+  if (!strcmp (name, "copy")) {
+    CK (alloc_random (in, width, height, l.bpp));
+    CK (alloc_random (out, width, height, l.bpp));
+    *bytes = (double) width * height * l.bpp * 2;
+    launch = [&](cudaStream_t st) {
+      const int rb = width * l.bpp;
+      dim3 block (32, 8), grid ((rb / 16 + 32) / 32, (height + 7) / 8);
+      copy_kernel <<<grid, block, 0, st>>> (in.p.data, in.p.stride,
+          out.p.data, out.p.stride, rb, height);
+      return (int) cudaGetLastError ();
+    };
+  } else if (!strcmp (name, "sobel")) {
     CK (alloc_random (in, width, height, l.bpp));
     CK (alloc_random (out, width, height, 1));
     *bytes = (double) width * height * (l.bpp + 1);

@@ -10,7 +10,8 @@
 extern "C" {
 #endif
 
-/* Time kernel `name` ("sobel"; "templatematch64", "templatematch200":
+/* Time kernel `name` ("copy": read and write the frame once, the practical
+ * floor at that size; "sobel"; "templatematch64", "templatematch200":
  * 64x64 or 200x150 template, ccoeff-normed, best match; "convolve-blur",
  * "convolve-edge", "convolve-blur-edge", "convolve-custom15",
  * "convolve-custom31") on a width x height frame of `format`
