@@ -55,8 +55,7 @@ cv_convolve_params_prepare (CvConvolveParams * p)
     p->kcol[i] = p->kernel[i * k + pj] / piv;
   for (i = 0; i < k; i++)
     for (j = 0; j < k; j++)
-      if (fabsf (p->kcol[i] * p->krow[j] - p->kernel[i * k + j]) >
-          1e-6f * maxv)
+      if (fabsf (p->kcol[i] * p->krow[j] - p->kernel[i * k + j]) > 1e-6f * maxv)
         return CV_OK;
   p->separable = 1;
   return CV_OK;
@@ -122,10 +121,10 @@ dot_taps_generic (float *restrict out, const float *const *p,
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
     && !defined(CV_CONVOLVE_NO_AVX2)
 #define HAVE_AVX2_VARIANT 1
-__attribute__ ((target ("avx2")))
-static void
-dot_taps_avx2 (float *restrict out, const float *const *p, const float *wt,
-    int T, int n)
+__attribute__((target ("avx2")))
+     static void
+         dot_taps_avx2 (float *restrict out, const float *const *p,
+    const float *wt, int T, int n)
 {
   DOT_TAPS_BODY (64);
 }
@@ -216,8 +215,8 @@ pad_row_u16 (uint16_t * buf, int w, int bpp, int mode)
  * constant border). buf: (w + 2) * bpp 16-bit elements. */
 static void
 named_row (int kind, const uint8_t * restrict r0, const uint8_t * restrict r1,
-    const uint8_t * restrict r2, uint8_t * restrict out, uint16_t * restrict buf,
-    int w, int bpp, int mode)
+    const uint8_t * restrict r2, uint8_t * restrict out,
+    uint16_t * restrict buf, int w, int bpp, int mode)
 {
   const int n = w * bpp;
   uint16_t *restrict v = buf + bpp;
@@ -235,12 +234,11 @@ named_row (int kind, const uint8_t * restrict r0, const uint8_t * restrict r1,
     if (kind == CV_FILTER_BLUR)
       for (i = 0; i < n; i++) {
         uint16_t s = (uint16_t) (buf[i] + v[i] + v[i + bpp]);
-        out[i] = (uint8_t) ((uint16_t) (s + 4) / 9);   /* S <= 2295 */
-      }
-    else
+        out[i] = (uint8_t) ((uint16_t) (s + 4) / 9);    /* S <= 2295 */
+    } else
       for (i = 0; i < n; i++) {
         uint16_t s = (uint16_t) (buf[i] + 2 * v[i] + v[i + bpp]);
-        out[i] = (uint8_t) ((uint16_t) (s + 8) >> 4);  /* S <= 4080 */
+        out[i] = (uint8_t) ((uint16_t) (s + 8) >> 4);   /* S <= 4080 */
       }
   } else {
     /* sharpen (centre 5) and edge-detect (centre 4): the centre minus its
@@ -448,7 +446,7 @@ cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp, int channels,
     if (p->filters[i] < CV_FILTER_BLUR || p->filters[i] > CV_FILTER_CUSTOM)
       return CV_ERROR_INVALID_ARGUMENT;
 
-  tstride = (size_t) w * bpp;
+  tstride = (size_t) w *bpp;
   for (i = 0; i < 2 && i < n - 1; i++) {
     tmp[i] = calloc ((size_t) h, tstride);
     if (!tmp[i]) {

@@ -145,7 +145,7 @@ segment (const CvMsCore * k, const CvMeanShiftParams * p, int frame_width,
 
           if (qx < 0 || qy < 0 || qx >= rw || qy >= rh)
             continue;
-          q = (size_t) qy * rw + qx;
+          q = (size_t) qy *rw + qx;
           lb = L[q];
           if (!CV_MS_IN (filt[q]) || lb == la)
             continue;
@@ -267,7 +267,7 @@ cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     return CV_OK;
   }
 
-  n = (size_t) rw * rh;
+  n = (size_t) rw *rh;
   img = malloc (n * sizeof (uint32_t));
   filt = malloc (n * sizeof (uint32_t));
   if (segment_mode)

@@ -78,9 +78,9 @@ typedef struct
 /* One offset (dx, dy) for one tile. R is a compile-time constant in every
  * inlined copy (see tile_run): the patch loops unroll and the loops over x
  * vectorize with the running sums in registers. */
-static inline __attribute__ ((always_inline)) void
-tile_offset (const Ctx * c, Bufs * b, int tx0, int ty0, int tw, int th,
-    int dx, int dy, const int R)
+static inline __attribute__((always_inline))
+     void tile_offset (const Ctx * c, Bufs * b, int tx0, int ty0, int tw,
+    int th, int dx, int dy, const int R)
 {
   const int pw = c->pw, ch = c->ch, P = 2 * R + 1;
   const int ya = ty0 > -dy ? ty0 : -dy;
@@ -279,7 +279,7 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   if (!pad)
     return CV_ERROR_NO_MEMORY;
   for (ch_i = 0; ch_i < c.ch; ch_i++)
-    c.pad[ch_i] = pad + (size_t) ch_i * c.pw * (c.h + 2 * c.r);
+    c.pad[ch_i] = pad + (size_t) ch_i *c.pw * (c.h + 2 * c.r);
 #pragma omp parallel for schedule(static)
   for (int py = 0; py < c.h + 2 * c.r; py++) {
     const uint8_t *row = src->data + (size_t) mirror (py - c.r, c.h) *

@@ -66,9 +66,11 @@ sobel_row (const int16_t * restrict r0, const int16_t * restrict r1,
     const int16_t * restrict r2, uint8_t * restrict out, int w, int threshold)
 {
   for (int x = 0; x < w; x++) {
-    int gx = (r0[x + 2] - r0[x]) + 2 * (r1[x + 2] - r1[x]) + (r2[x + 2] - r2[x]);
-    int gy = (r2[x] + 2 * r2[x + 1] + r2[x + 2]) - (r0[x] + 2 * r0[x + 1] +
-        r0[x + 2]);
+    int gx =
+        (r0[x + 2] - r0[x]) + 2 * (r1[x + 2] - r1[x]) + (r2[x + 2] - r2[x]);
+    int gy =
+        (r2[x] + 2 * r2[x + 1] + r2[x + 2]) - (r0[x] + 2 * r0[x + 1] + r0[x +
+            2]);
     int s = gx * gx + gy * gy;
     /* For s < 65025 (= 255^2) the correctly rounded sqrtf never reaches the
      * next integer, so truncation gives floor(sqrt(s)) exactly; larger s

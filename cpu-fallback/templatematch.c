@@ -56,8 +56,7 @@ cv_template_stats (CvTemplate * t)
 
 /* acc[x] += t * p[x], x < n */
 CVTM_CLONES static void
-axpy_u8 (uint32_t * restrict acc, const uint8_t * restrict p, uint32_t t,
-    int n)
+axpy_u8 (uint32_t * restrict acc, const uint8_t * restrict p, uint32_t t, int n)
 {
   const uint16_t t16 = (uint16_t) t;
   for (int x = 0; x < n; x++)
@@ -109,8 +108,8 @@ corr_block (const uint8_t * lum, size_t ls, const uint8_t * tmpl, size_t ts,
  * Lanes of acc[0..3] hold windows {0-3, 8-11}, {4-7, 12-15},
  * {16-19, 24-27}, {20-23, 28-31} (the in-lane order of the unpacks). */
 __attribute__((target ("avx2")))
-static void
-corr_block_avx2 (const uint8_t * lum, size_t ls, const uint8_t * tmpl,
+     static void
+         corr_block_avx2 (const uint8_t * lum, size_t ls, const uint8_t * tmpl,
     size_t ts, int tw, int th, int x0, int y, int64_t * restrict c)
 {
   static const int order[4][8] = {

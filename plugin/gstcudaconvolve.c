@@ -94,7 +94,7 @@ gst_cuda_convolve_border_mode_get_type (void)
     {CV_BORDER_REPLICATE, "Repeat the edge pixel (aaa|abcd|ddd)",
         "replicate"},
     {CV_BORDER_REFLECT_101,
-          "Mirror without repeating the edge pixel (dcb|abcd|cba), "
+        "Mirror without repeating the edge pixel (dcb|abcd|cba), "
           "reflect-101", "reflect"},
     {0, NULL, NULL}
   };
@@ -123,8 +123,7 @@ static const struct
  * empty element (",,"), an unknown name or more than
  * CV_CONVOLVE_MAX_CHAIN filters. */
 static gboolean
-parse_filters (const gchar * str, int *filters, int *n_filters,
-    gchar ** error)
+parse_filters (const gchar * str, int *filters, int *n_filters, gchar ** error)
 {
   gchar **names;
   guint i, j, n;
@@ -470,10 +469,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_convolve_set_info);
   base_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cuda_convolve_process_cpu);
 #ifdef HAVE_CUDA
-  base_class->process_cuda =
-      GST_DEBUG_FUNCPTR (gst_cuda_convolve_process_cuda);
-  base_class->free_scratch =
-      GST_DEBUG_FUNCPTR (gst_cuda_convolve_free_scratch);
+  base_class->process_cuda = GST_DEBUG_FUNCPTR (gst_cuda_convolve_process_cuda);
+  base_class->free_scratch = GST_DEBUG_FUNCPTR (gst_cuda_convolve_free_scratch);
 #endif
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_BORDER_MODE, 0);

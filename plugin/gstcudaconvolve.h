@@ -7,7 +7,6 @@
 #include "gstcudavisionbase.h"
 
 G_BEGIN_DECLS
-
 #define GST_TYPE_CUDA_CONVOLVE (gst_cuda_convolve_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaConvolve, gst_cuda_convolve, GST, CUDA_CONVOLVE,
     GstCudaVisionBase);

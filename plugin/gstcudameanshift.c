@@ -244,8 +244,7 @@ gst_cuda_mean_shift_get_params (GstCudaVisionBase * base, gpointer params)
     GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
         ("The region of interest <%d, %d, %d, %d> lies outside the %dx%d "
             "frame: nothing is processed, frames pass through unchanged",
-            roi[0], roi[1], roi[2], roi[3], self->width, self->height),
-        (NULL));
+            roi[0], roi[1], roi[2], roi[3], self->width, self->height), (NULL));
 }
 
 static Scratch *
@@ -636,8 +635,7 @@ gst_cuda_mean_shift_class_init (GstCudaMeanShiftClass * klass)
   base_class->params_size = sizeof (CvMeanShiftParams);
   base_class->get_params = GST_DEBUG_FUNCPTR (gst_cuda_mean_shift_get_params);
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_mean_shift_set_info);
-  base_class->process_cpu =
-      GST_DEBUG_FUNCPTR (gst_cuda_mean_shift_process_cpu);
+  base_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cuda_mean_shift_process_cpu);
 #ifdef HAVE_CUDA
   base_class->process_cuda =
       GST_DEBUG_FUNCPTR (gst_cuda_mean_shift_process_cuda);

@@ -5,7 +5,6 @@
 #include "gstcudavisionbase.h"
 
 G_BEGIN_DECLS
-
 #define GST_TYPE_CUDA_MEAN_SHIFT (gst_cuda_mean_shift_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaMeanShift, gst_cuda_mean_shift, GST,
     CUDA_MEAN_SHIFT, GstCudaVisionBase);

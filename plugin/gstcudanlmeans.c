@@ -436,10 +436,8 @@ gst_cuda_nl_means_class_init (GstCudaNlMeansClass * klass)
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_nl_means_set_info);
   base_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cuda_nl_means_process_cpu);
 #ifdef HAVE_CUDA
-  base_class->process_cuda =
-      GST_DEBUG_FUNCPTR (gst_cuda_nl_means_process_cuda);
-  base_class->free_scratch =
-      GST_DEBUG_FUNCPTR (gst_cuda_nl_means_free_scratch);
+  base_class->process_cuda = GST_DEBUG_FUNCPTR (gst_cuda_nl_means_process_cuda);
+  base_class->free_scratch = GST_DEBUG_FUNCPTR (gst_cuda_nl_means_free_scratch);
 #endif
 }
 

@@ -5,7 +5,6 @@
 #include "gstcudavisionbase.h"
 
 G_BEGIN_DECLS
-
 #define GST_TYPE_CUDA_NL_MEANS (gst_cuda_nl_means_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaNlMeans, gst_cuda_nl_means, GST, CUDA_NL_MEANS,
     GstCudaVisionBase);

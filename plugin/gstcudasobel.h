@@ -5,7 +5,6 @@
 #include "gstcudavisionbase.h"
 
 G_BEGIN_DECLS
-
 #define GST_TYPE_CUDA_SOBEL (gst_cuda_sobel_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaSobel, gst_cuda_sobel, GST, CUDA_SOBEL,
     GstCudaVisionBase);

@@ -466,8 +466,7 @@ gst_cuda_template_match_set_info (GstCudaVisionBase * base, GstCaps * incaps,
 /* Frames */
 
 static void
-gst_cuda_template_match_get_params (GstCudaVisionBase * base,
-    gpointer params)
+gst_cuda_template_match_get_params (GstCudaVisionBase * base, gpointer params)
 {
   GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
   TmParams *p = params;

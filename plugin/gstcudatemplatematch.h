@@ -5,7 +5,6 @@
 #include "gstcudavisionbase.h"
 
 G_BEGIN_DECLS
-
 #define GST_TYPE_CUDA_TEMPLATE_MATCH (gst_cuda_template_match_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaTemplateMatch, gst_cuda_template_match, GST,
     CUDA_TEMPLATE_MATCH, GstCudaVisionBase);

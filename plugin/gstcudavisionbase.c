@@ -474,8 +474,7 @@ submit_cuda_in_ctx (GstCudaVisionBase * self, Slot * s, guint index)
 
   if (!CUDA_CHECK (self, cudaEventRecord (s->ev[0], s->stream)))
     return FALSE;
-  for (p = 0; !s->in_device && p < GST_VIDEO_FRAME_N_PLANES (&s->in_frame);
-      p++) {
+  for (p = 0; !s->in_device && p < GST_VIDEO_FRAME_N_PLANES (&s->in_frame); p++) {
     const guint8 *src;
     gsize spitch;
 
@@ -1093,8 +1092,7 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
         /* the "gst.cuda.context" shared with nvcodec's elements (found in
          * the pipeline or created); all our CUDA work runs in it */
         if (!ensure_cuda_context (self, device_id)) {
-          reason = g_strdup_printf ("no CUDA context for device %d",
-              device_id);
+          reason = g_strdup_printf ("no CUDA context for device %d", device_id);
         } else {
           guint dev = 0;
 
@@ -1138,7 +1136,8 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
     }
   }
 
-  if (active == GST_CUDA_VISION_BACKEND_CPU && want != GST_CUDA_VISION_BACKEND_CPU) {
+  if (active == GST_CUDA_VISION_BACKEND_CPU
+      && want != GST_CUDA_VISION_BACKEND_CPU) {
     if (want == GST_CUDA_VISION_BACKEND_CUDA) {
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
           ("backend=cuda was requested but no CUDA GPU is usable: %s", reason),
@@ -1317,8 +1316,7 @@ gst_cuda_vision_base_decide_allocation (GstBaseTransform * trans,
     GstStructure *config;
 
     if (gst_query_get_n_allocation_pools (query) > 0)
-      gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min,
-          &max);
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
     if (pool && (!GST_IS_CUDA_BUFFER_POOL (pool)
             || !same_cuda_context (GST_CUDA_BUFFER_POOL (pool)->context,
                 priv->ctx)
@@ -1419,8 +1417,7 @@ is_own_cuda_memory (GstCudaVisionBase * self, GstBuffer * buf)
   for (i = 0; i < n; i++) {
     GstMemory *mem = gst_buffer_peek_memory (buf, i);
     if (!gst_is_cuda_memory (mem)
-        || !same_cuda_context (GST_CUDA_MEMORY_CAST (mem)->context,
-            priv->ctx)) {
+        || !same_cuda_context (GST_CUDA_MEMORY_CAST (mem)->context, priv->ctx)) {
       GST_LOG_OBJECT (self, "memory %u is not CUDA memory of our context: "
           "copied through the host", i);
       return FALSE;
@@ -1610,8 +1607,8 @@ gst_cuda_vision_base_sink_event (GstBaseTransform * trans, GstEvent * event)
         post_stats (self, 0, 0, 0, 0, TRUE);
       break;
   }
-  return GST_BASE_TRANSFORM_CLASS (gst_cuda_vision_base_parent_class)->sink_event
-      (trans, event);
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_vision_base_parent_class)->
+      sink_event (trans, event);
 }
 
 static gboolean

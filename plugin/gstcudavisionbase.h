@@ -13,7 +13,6 @@
 #include "cvimage.h"
 
 G_BEGIN_DECLS
-
 #define GST_TYPE_CUDA_VISION_BASE (gst_cuda_vision_base_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstCudaVisionBase, gst_cuda_vision_base, GST,
     CUDA_VISION_BASE, GstBaseTransform);
@@ -117,12 +116,12 @@ struct _GstCudaVisionBaseClass
 
   gsize params_size;
   void (*get_params) (GstCudaVisionBase * self, gpointer params);
-  gboolean (*set_info) (GstCudaVisionBase * self, GstCaps * incaps,
+    gboolean (*set_info) (GstCudaVisionBase * self, GstCaps * incaps,
       const GstVideoInfo * in_info, GstCaps * outcaps,
       const GstVideoInfo * out_info);
   int (*process_cpu) (GstCudaVisionBase * self, GstCudaVisionFrame * frame);
   int (*process_cuda) (GstCudaVisionBase * self, GstCudaVisionFrame * frame);
-  GstFlowReturn (*finish_frame) (GstCudaVisionBase * self,
+    GstFlowReturn (*finish_frame) (GstCudaVisionBase * self,
       GstCudaVisionFrame * frame, GstBuffer ** outbuf);
   void (*free_scratch) (GstCudaVisionBase * self, gpointer scratch);
   GstCaps *(*transform_format_caps) (GstCudaVisionBase * self,

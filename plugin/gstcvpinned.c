@@ -169,8 +169,7 @@ gst_cv_pinned_pool_new (GstCaps * caps, const GstVideoInfo * info,
   gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (info),
       min_buffers, 0);
   gst_buffer_pool_config_set_allocator (config, allocator, &params);
-  gst_buffer_pool_config_add_option (config,
-      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_object_unref (allocator);
   if (!gst_buffer_pool_set_config (pool, config)) {
     gst_object_unref (pool);

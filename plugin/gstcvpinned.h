@@ -8,12 +8,10 @@
 #include <gst/video/video.h>
 
 G_BEGIN_DECLS
-
 /* Name under which the allocator is registered (gst_allocator_find()). */
 #define GST_CV_PINNED_ALLOCATOR_NAME "CudaVisionPinned"
 /* GstMemory type of its memories (gst_memory_is_type()). */
 #define GST_CV_PINNED_MEMORY_TYPE "CudaVisionPinnedMemory"
-
 void gst_cv_pinned_allocator_register (void);
 
 /* The registered allocator, with a reference, or NULL when the plugin was
@@ -23,8 +21,8 @@ GstAllocator *gst_cv_pinned_allocator_get (void);
 
 /* A GstVideoBufferPool allocating from pinned memory, configured for info,
  * with GstVideoMeta, holding at least min_buffers. NULL without CUDA. */
-GstBufferPool *gst_cv_pinned_pool_new (GstCaps * caps, const GstVideoInfo * info,
-    guint min_buffers);
+GstBufferPool *gst_cv_pinned_pool_new (GstCaps * caps,
+    const GstVideoInfo * info, guint min_buffers);
 
 G_END_DECLS
 #endif

@@ -9,7 +9,6 @@
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
-
 /**
  * GstMeanShiftLabelsMeta:
  * @meta: the parent GstMeta.
@@ -29,7 +28,7 @@ G_BEGIN_DECLS
  * and gst_buffer_get_meta(); the struct layout above is stable. Copied
  * with the buffer (gst_buffer_copy), not with a region of it.
  */
-typedef struct
+    typedef struct
 {
   GstMeta meta;
   guint width;

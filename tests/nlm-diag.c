@@ -77,16 +77,21 @@ run_case (const Case * c)
   cudaEvent_t e0, e1;
 
   if (bpp == 3) {
-    l.bpp = 3; l.r = 0; l.g = 1; l.b = 2;
+    l.bpp = 3;
+    l.r = 0;
+    l.g = 1;
+    l.b = 2;
   } else if (bpp == 4) {
-    l.bpp = 4; l.r = 2; l.g = 1; l.b = 0;       /* BGRx */
+    l.bpp = 4;
+    l.r = 2;
+    l.g = 1;
+    l.b = 0;                    /* BGRx */
   }
   for (i = 0; i < hstride * h; i++)
     in[i] = (uint8_t) next_rand ();
   CK (cudaMallocPitch ((void **) &d_in, &dpitch, row, h));
   CK (cudaMallocPitch ((void **) &d_out, &opitch, row, h));
-  CK (cudaMemcpy2D (d_in, dpitch, in, hstride, row, h,
-          cudaMemcpyHostToDevice));
+  CK (cudaMemcpy2D (d_in, dpitch, in, hstride, row, h, cudaMemcpyHostToDevice));
   ssize = cv_nlmeans_cuda_scratch_size (w, h, l, &c->p);
   if (ssize) {
     CK (cudaMalloc (&scratch, ssize));
@@ -120,7 +125,7 @@ run_case (const Case * c)
       return -1;
     }
   }
-  n = (size_t) w * h * bpp;
+  n = (size_t) w *h * bpp;
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++)
       for (k = 0; k < bpp; k++) {
@@ -130,7 +135,9 @@ run_case (const Case * c)
           maxd = dd;
         ndiff += dd > 0;
         if (dd > 1 && nbad++ == 0) {
-          fx = x; fy = y; fk = k;
+          fx = x;
+          fy = y;
+          fk = k;
         }
       }
   printf ("%4dx%-4d bpp %d h %-5g patch %2d search %2d psig %.3g sigma %-3g "

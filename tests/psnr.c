@@ -96,11 +96,9 @@ frame_sse (GstSample * sa, GstSample * sb, double *sse, double *n)
         GST_VIDEO_INFO_WIDTH (&ib), GST_VIDEO_INFO_HEIGHT (&ib));
     return FALSE;
   }
-  if (!gst_video_frame_map (&fa, &ia, gst_sample_get_buffer (sa),
-          GST_MAP_READ))
+  if (!gst_video_frame_map (&fa, &ia, gst_sample_get_buffer (sa), GST_MAP_READ))
     return FALSE;
-  if (!gst_video_frame_map (&fb, &ib, gst_sample_get_buffer (sb),
-          GST_MAP_READ)) {
+  if (!gst_video_frame_map (&fb, &ib, gst_sample_get_buffer (sb), GST_MAP_READ)) {
     gst_video_frame_unmap (&fa);
     return FALSE;
   }
@@ -149,7 +147,7 @@ main (int argc, char **argv)
   gboolean per_frame = FALSE;
   GOptionEntry entries[] = {
     {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
-        "Raw format both are converted to before comparing (default GRAY8)",
+          "Raw format both are converted to before comparing (default GRAY8)",
         "FORMAT"},
     {"max-frames", 'n', 0, G_OPTION_ARG_INT, &max_frames,
         "Compare at most N frames (0 = all)", "N"},

@@ -33,7 +33,7 @@ step_frame (GstVideoFormat fmt, int w, int h, guint amp)
   gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE);
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++)
-      for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (&f); c++) {
+      for (c = 0; c < (int) GST_VIDEO_FRAME_N_COMPONENTS (&f); c++) {
         guint8 *p;
         if (c == 3 || (c > 0 && GST_VIDEO_INFO_IS_YUV (&info)))
           continue;
@@ -56,8 +56,8 @@ edge_value (GstBuffer * out, int w, int h)
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, h);
   fail_unless (gst_video_frame_map (&f, &info, out, GST_MAP_READ));
-  v = ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[GST_VIDEO_FRAME_PLANE_STRIDE
-      (&f, 0) + w / 2];
+  v = ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f,
+          0))[GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + w / 2];
   gst_video_frame_unmap (&f);
   return v;
 }

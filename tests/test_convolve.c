@@ -226,8 +226,7 @@ run_one (const gchar * backend, const GstVideoInfo * info, GstBuffer * in,
   GstHarness *h = cvtest_harness_new ("cudaconvolve", backend);
   GstBuffer *out;
 
-  gst_util_set_object_arg (G_OBJECT (h->element), "border-mode",
-      borders[mode]);
+  gst_util_set_object_arg (G_OBJECT (h->element), "border-mode", borders[mode]);
   g_object_set (h->element, "filters", filters, "pipeline-depth", 1, NULL);
   if (custom)
     set_kernel (h->element, custom, ck * ck);
@@ -284,8 +283,7 @@ check_reference (GstVideoFormat fmt, int w, int h, guint pad,
   n = ref_chain (in, &info, filters, custom, ck, mode, ref);
   out = run_one (NULL, &info, in, filters, custom, ck, mode);
   what = g_strdup_printf ("%s %dx%d pad %u '%s' k=%d %s",
-      gst_video_format_to_string (fmt), w, h, pad, filters, ck,
-      borders[mode]);
+      gst_video_format_to_string (fmt), w, h, pad, filters, ck, borders[mode]);
   d = max_diff (out, &info, ref, what, &bad);
   fail_unless (d <= tolerance, "%s: %u bytes differ from the reference, by "
       "up to %d", what, bad, d);
@@ -349,8 +347,7 @@ GST_START_TEST (test_properties)
   g_value_init (&arr, GST_TYPE_ARRAY);
   g_object_get_property (G_OBJECT (e), "kernel", &arr);
   fail_unless_equals_int (gst_value_array_get_size (&arr), 9);
-  fail_unless (g_value_get_float (gst_value_array_get_value (&arr, 4)) ==
-      5.0f);
+  fail_unless (g_value_get_float (gst_value_array_get_value (&arr, 4)) == 5.0f);
   g_value_unset (&arr);
 
   /* a 2x2 kernel (even size) and a non-square count are refused */
@@ -571,8 +568,7 @@ GST_START_TEST (test_change_while_playing)
     guint bad;
     fail_unless (out != NULL);
     ref_chain (in, &info, chains[i % 3], NULL, 0, i % 3, ref);
-    fail_unless_equals_int (max_diff (out, &info, ref, chains[i % 3], &bad),
-        0);
+    fail_unless_equals_int (max_diff (out, &info, ref, chains[i % 3], &bad), 0);
     free_planes (ref, 1);
     gst_buffer_unref (out);
   }

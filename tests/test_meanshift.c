@@ -92,8 +92,8 @@ alpha_at (GstBuffer * buf, const GstVideoInfo * info, int x, int y)
 
   fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
   v = ((const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&f, 3))[y *
-      GST_VIDEO_FRAME_COMP_STRIDE (&f, 3) + x * GST_VIDEO_FRAME_COMP_PSTRIDE (&f,
-          3)];
+      GST_VIDEO_FRAME_COMP_STRIDE (&f,
+          3) + x * GST_VIDEO_FRAME_COMP_PSTRIDE (&f, 3)];
   gst_video_frame_unmap (&f);
   return v;
 }
@@ -250,14 +250,14 @@ ref_run (const Img * in, const Params * p)
   r.my = my;
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++) {
-      i = (gsize) y * w + x;
+      i = (gsize) y *w + x;
       memcpy (im + 3 * i, in->c + ((gsize) (ry + y) * W + rx + x) * 3,
           3 * sizeof (int));
       use[i] = in_range (p, im + 3 * i, in->nc);
     }
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++) {
-      i = (gsize) y * w + x;
+      i = (gsize) y *w + x;
       if (use[i])
         ref_pixel (p, im, use, w, h, x, y, filt + 3 * i, &mx[i], &my[i]);
     }
@@ -294,7 +294,7 @@ ref_run (const Img * in, const Params * p)
           double ds, dc = 0;
           if (bx < 0 || by < 0 || bx >= w || by >= h)
             continue;
-          b = (gint64) by * w + bx;
+          b = (gint64) by *w + bx;
           if (!use[b] || L[b] >= 0)
             continue;
           ds = (mx[a] - mx[b]) * (mx[a] - mx[b]) +
@@ -346,7 +346,7 @@ ref_run (const Img * in, const Params * p)
           float f;
           if (bx < 0 || by < 0 || bx >= w || by >= h)
             continue;
-          q = (gint64) by * w + bx;
+          q = (gint64) by *w + bx;
           if (!use[q] || L[q] == a)
             continue;
           b = L[q];

@@ -176,9 +176,7 @@ check_reference (GstBuffer * in, const GstVideoInfo * info, const Params * p,
                   GST_VIDEO_FRAME_COMP_PSTRIDE (&fi, pl)) == 0,
               "chroma plane %u row %d not passed through", pl, y);
     } else {
-      int ao = 6 - GST_VIDEO_FRAME_COMP_OFFSET (&fi, 0) -
-          GST_VIDEO_FRAME_COMP_OFFSET (&fi, 1) -
-          GST_VIDEO_FRAME_COMP_OFFSET (&fi, 2);     /* the 4th byte */
+      int ao = 6 - GST_VIDEO_FRAME_COMP_OFFSET (&fi, 0) - GST_VIDEO_FRAME_COMP_OFFSET (&fi, 1) - GST_VIDEO_FRAME_COMP_OFFSET (&fi, 2);  /* the 4th byte */
       for (y = 0; y < h; y++)
         for (x = 0; x < w; x++)
           fail_unless_equals_int (((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo,
@@ -261,8 +259,7 @@ GST_START_TEST (test_properties)
   fail_unless_equals_int (G_PARAM_SPEC_UINT (spec)->minimum, 3);
   fail_unless_equals_int (G_PARAM_SPEC_UINT (spec)->maximum, 11);
   fail_unless (spec->flags & GST_PARAM_CONTROLLABLE);
-  spec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-      "search-window");
+  spec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "search-window");
   fail_unless_equals_int (G_PARAM_SPEC_UINT (spec)->maximum, 65);
 
   /* even sizes, search-window 1, h = 0: refused, previous value kept */

@@ -141,8 +141,7 @@ check_against_reference (GstVideoFormat fmt, int w, int hgt, guint pad,
   what = g_strdup_printf ("%s %dx%d pad %u b=%d t=%d",
       gst_video_format_to_string (fmt), w, hgt, pad, brightness, threshold);
   bad = compare_gray (out, ref, w, hgt, what);
-  fail_unless (bad == 0, "%s: %u pixels differ from the reference", what,
-      bad);
+  fail_unless (bad == 0, "%s: %u pixels differ from the reference", what, bad);
   g_free (what);
   g_free (ref);
   gst_buffer_unref (in);
@@ -175,12 +174,10 @@ GST_START_TEST (test_registration_and_properties)
   fail_unless_equals_int (G_PARAM_SPEC_INT (ps)->minimum, -255);
   fail_unless_equals_int (G_PARAM_SPEC_INT (ps)->maximum, 255);
   fail_unless (ps->flags & GST_PARAM_CONTROLLABLE);
-  ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-      "pipeline-depth");
+  ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "pipeline-depth");
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 1);
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 4);
-  ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-      "active-backend");
+  ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "active-backend");
   fail_unless (!(ps->flags & G_PARAM_WRITABLE));
 
   /* out-of-range values are refused by GObject, the value stays */
@@ -212,8 +209,7 @@ GST_START_TEST (test_caps_per_format)
     out_caps = gst_pad_get_current_caps (h->sinkpad);
     fail_unless (out_caps != NULL);
     s = gst_caps_get_structure (out_caps, 0);
-    fail_unless_equals_string (gst_structure_get_string (s, "format"),
-        "GRAY8");
+    fail_unless_equals_string (gst_structure_get_string (s, "format"), "GRAY8");
     gst_structure_get_int (s, "width", &w);
     gst_structure_get_int (s, "height", &hh);
     fail_unless_equals_int (w, 64);
@@ -513,7 +509,7 @@ GST_START_TEST (test_huge_frame)
       if (!interior)
         continue;
       row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, 0) +
-          (gsize) fy * GST_VIDEO_FRAME_PLANE_STRIDE (&fo, 0);
+          (gsize) fy *GST_VIDEO_FRAME_PLANE_STRIDE (&fo, 0);
       fail_unless (memcmp (row, ref + (gsize) y * w, w) == 0,
           "row %d differs from the reference", fy);
     }

@@ -312,8 +312,7 @@ run_match (const RunOpts * o, const GstVideoInfo * info, GstBuffer * in,
     int k = 0;
     while ((meta = gst_buffer_iterate_meta_filtered (ob, &state,
                 GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-      GstVideoRegionOfInterestMeta *roi =
-          (GstVideoRegionOfInterestMeta *) meta;
+      GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
       GstStructure *p =
           gst_video_region_of_interest_meta_get_param (roi, "template-match");
       double score;
@@ -860,8 +859,7 @@ GST_START_TEST (test_flat_template)
     GstHarness *h = cvtest_harness_new ("cudatemplatematch", NULL);
     GstBus *bus = collecting_bus ();
     gst_element_set_bus (h->element, bus);
-    g_object_set (h->element, "template-sample", ts, "pipeline-depth", 1,
-        NULL);
+    g_object_set (h->element, "template-sample", ts, "pipeline-depth", 1, NULL);
     gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
     for (i = 0; i < 2; i++) {
       fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),

@@ -118,8 +118,8 @@ build_description (const Options * o)
   desc = g_strdup_printf ("%s ! videoconvert ! videoscale "
       "! video/x-raw,format=I420,width=%d,height=%d "
       "! cudasobel name=sobel threshold=%d backend=%s "
-      "! video/x-raw,format=GRAY8 ! appsink name=sink sync=false max-buffers=1", src, o->width,
-      o->height, o->threshold_before, o->backend);
+      "! video/x-raw,format=GRAY8 ! appsink name=sink sync=false max-buffers=1",
+      src, o->width, o->height, o->threshold_before, o->backend);
   g_free (src);
   return desc;
 }
@@ -245,8 +245,7 @@ main (int argc, char **argv)
     g_object_get (sobel, "active-backend", &backend, NULL);
     v = g_enum_get_value (G_ENUM_CLASS (g_type_class_peek
             (G_PARAM_SPEC_VALUE_TYPE (g_object_class_find_property
-                    (G_OBJECT_GET_CLASS (sobel), "active-backend")))),
-        backend);
+                    (G_OBJECT_GET_CLASS (sobel), "active-backend")))), backend);
     active = g_strdup (v ? v->value_nick : "?");
     g_print ("summary: frames %d, backend %s, first %" G_GUINT64_FORMAT
         " edges (threshold %d), last %" G_GUINT64_FORMAT

@@ -148,7 +148,7 @@ main (int argc, char **argv)
         "Do not measure the PCIe / device-memory floor", NULL},
     {"kernel", 'k', 0, G_OPTION_ARG_STRING, &kernel,
         "Time only the CUDA kernel NAME (sobel, convolve-blur, convolve-edge, "
-        "convolve-blur-edge, convolve-custom15, convolve-custom31) on device-resident frames, "
+          "convolve-blur-edge, convolve-custom15, convolve-custom31) on device-resident frames, "
           "launched back to back from a CUDA graph; no GStreamer", "NAME"},
     {NULL}
   };
@@ -197,8 +197,7 @@ main (int argc, char **argv)
     g_print ("kernel       %s %s %dx%d: %.2f us per frame (graph of %d "
         "launches, median of 5)\n", kernel, format, width, height, us, iters);
     g_print ("floor        %.2f us (%.0f bytes at the device-copy bandwidth "
-        "%.0f GB/s)\n", bytes / (fl.d2d_gbps * 1e9) * 1e6, bytes,
-        fl.d2d_gbps);
+        "%.0f GB/s)\n", bytes / (fl.d2d_gbps * 1e9) * 1e6, bytes, fl.d2d_gbps);
     g_print ("RESULT kernel=%s format=%s size=%dx%d us=%.2f floor_us=%.2f\n",
         kernel, format, width, height, us, bytes / (fl.d2d_gbps * 1e9) * 1e6);
     return 0;
@@ -371,7 +370,7 @@ main (int argc, char **argv)
 
   t0 = g_get_monotonic_time ();
   while (pushed < t.n) {
-    GstBuffer *b = gst_buffer_copy (made[pushed % 4]);   /* shares memory */
+    GstBuffer *b = gst_buffer_copy (made[pushed % 4]);  /* shares memory */
 
     GST_BUFFER_PTS (b) = pushed * t.dur;
     GST_BUFFER_DURATION (b) = t.dur;
