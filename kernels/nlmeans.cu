@@ -194,13 +194,24 @@ nlmeans_kernel (const KParams p)
         /* f around y for every offset of the group */
         __syncthreads ();       /* previous group done with fs (and fc) */
         {
-          const int cw = 32 + nlx - 1, rh = NR + nly - 1;
+          /* rows and columns of the region, clamped to the declared size of
+           * fs (nlx, nly <= kGroup already: the clamps only make the bound
+           * explicit). Warp wi loads rows wi, wi + kWarps, ..., lane l
+           * columns l, l + 32 of each: simple per-warp loops without the
+           * integer division of a flat e -> (e / cw, e % cw) split: that
+           * loop, correct in the source and in the PTX, stored past the end
+           * of fs on an H200 when compiled by CUDA 13.0 at -O3. */
+          const int cw = min (32 + nlx - 1, kFsPitch);
+          const int rh = min (NR + nly - 1, NR + kGroup - 1);
           const int ox = x0 - R + dxa, oy = ty0 - R + dya;
-          for (int e = tid; e < cw * rh; e += kThreads) {
-            const int rr = e / cw, cc = e - rr * cw;
-            const int fx = mirror (ox + cc, w), fy = mirror (oy + rr, h);
-            fs[rr * kFsPitch + cc] = PX::load (src + (size_t) fy * sstride +
-                (size_t) fx * bpp, lr, lg, lb);
+          for (int rr = wi; rr < rh; rr += kWarps) {
+            const uint8_t *const srow = src + (size_t) mirror (oy + rr, h) *
+                sstride;
+            PixT *const drow = fs + rr * kFsPitch;
+#pragma unroll 1
+            for (int cc = lane; cc < cw; cc += 32)
+              drow[cc] = PX::load (srow + (size_t) mirror (ox + cc, w) * bpp,
+                  lr, lg, lb);
           }
         }
         __syncthreads ();
