@@ -646,6 +646,147 @@ launch_named (const uint8_t * src, size_t sstride, uint8_t * dst,
   return (int) cudaGetLastError ();
 }
 
+/* ---- fast path 0: one or two named 3x3 filters, no shared memory ----
+ * See convolve_direct.cuh: every thread filters a 16-byte chunk of a row
+ * on DR rows, straight from global memory (L1 serves the neighbours'
+ * words), with the same exact integer arithmetic as fast path 1. */
+
+#include "convolve_direct.cuh"
+
+template < int BPP, int NC, int K, int DR >
+__global__ void __launch_bounds__ (cvdirect::DX * cvdirect::DY)
+direct1_kernel (const cvdirect::Args a)
+{
+  cvdirect::thread1 < BPP, NC, K, DR > (a,
+      (int) (blockIdx.x * cvdirect::DX + threadIdx.x),
+      (int) (blockIdx.y * cvdirect::DY + threadIdx.y));
+}
+
+template < int BPP, int NC, int K1, int K2, int DR >
+__global__ void __launch_bounds__ (cvdirect::DX * cvdirect::DY)
+direct2_kernel (const cvdirect::Args a)
+{
+  cvdirect::thread2 < BPP, NC, K1, K2, DR > (a,
+      (int) (blockIdx.x * cvdirect::DX + threadIdx.x),
+      (int) (blockIdx.y * cvdirect::DY + threadIdx.y));
+}
+
+/* rows per thread: 4 (one stage) or 8 (two stages; fewer recomputed halo
+ * rows) */
+#define DIRECT1_ROWS 4
+#define DIRECT2_ROWS 8
+
+static int
+direct_grid (const cvdirect::Args & a, int rows, dim3 * grid)
+{
+  const long long chunks = ((long long) a.Wb + 15) / 16;
+  const long long strips = ((long long) a.H + rows - 1) / rows;
+
+  *grid = dim3 ((unsigned) ((chunks + cvdirect::DX - 1) / cvdirect::DX),
+      (unsigned) ((strips + cvdirect::DY - 1) / cvdirect::DY));
+  return grid->y <= 65535;
+}
+
+template < int BPP, int NC, int K >
+static int
+launch_direct1 (const cvdirect::Args & a, cudaStream_t st)
+{
+  dim3 grid;
+
+  if (!direct_grid (a, DIRECT1_ROWS, &grid))
+    return CV_ERROR_INVALID_ARGUMENT;
+  direct1_kernel < BPP, NC, K, DIRECT1_ROWS > <<<grid,
+      dim3 (cvdirect::DX, cvdirect::DY), 0, st>>> (a);
+  return (int) cudaGetLastError ();
+}
+
+template < int BPP, int NC, int K1, int K2 >
+static int
+launch_direct2 (const cvdirect::Args & a, cudaStream_t st)
+{
+  dim3 grid;
+
+  if (!direct_grid (a, DIRECT2_ROWS, &grid))
+    return CV_ERROR_INVALID_ARGUMENT;
+  direct2_kernel < BPP, NC, K1, K2, DIRECT2_ROWS > <<<grid,
+      dim3 (cvdirect::DX, cvdirect::DY), 0, st>>> (a);
+  return (int) cudaGetLastError ();
+}
+
+template < int BPP, int NC, int K1 >
+static int
+direct2_k2 (const cvdirect::Args & a, int k2, cudaStream_t st)
+{
+  switch (k2) {
+    case CV_FILTER_BLUR:
+      return launch_direct2 < BPP, NC, K1, CV_FILTER_BLUR > (a, st);
+    case CV_FILTER_GAUSSIAN:
+      return launch_direct2 < BPP, NC, K1, CV_FILTER_GAUSSIAN > (a, st);
+    case CV_FILTER_SHARPEN:
+      return launch_direct2 < BPP, NC, K1, CV_FILTER_SHARPEN > (a, st);
+    default:
+      return launch_direct2 < BPP, NC, K1, CV_FILTER_EDGE_DETECT > (a, st);
+  }
+}
+
+template < int BPP, int NC >
+static int
+direct_chain (const cvdirect::Args & a, const NamedChain & c, cudaStream_t st)
+{
+  if (c.n == 1) {
+    switch (c.kind[0]) {
+      case CV_FILTER_BLUR:
+        return launch_direct1 < BPP, NC, CV_FILTER_BLUR > (a, st);
+      case CV_FILTER_GAUSSIAN:
+        return launch_direct1 < BPP, NC, CV_FILTER_GAUSSIAN > (a, st);
+      case CV_FILTER_SHARPEN:
+        return launch_direct1 < BPP, NC, CV_FILTER_SHARPEN > (a, st);
+      default:
+        return launch_direct1 < BPP, NC, CV_FILTER_EDGE_DETECT > (a, st);
+    }
+  }
+  switch (c.kind[0]) {
+    case CV_FILTER_BLUR:
+      return direct2_k2 < BPP, NC, CV_FILTER_BLUR > (a, c.kind[1], st);
+    case CV_FILTER_GAUSSIAN:
+      return direct2_k2 < BPP, NC, CV_FILTER_GAUSSIAN > (a, c.kind[1], st);
+    case CV_FILTER_SHARPEN:
+      return direct2_k2 < BPP, NC, CV_FILTER_SHARPEN > (a, c.kind[1], st);
+    default:
+      return direct2_k2 < BPP, NC, CV_FILTER_EDGE_DETECT > (a, c.kind[1],
+          st);
+  }
+}
+
+/* Chains of 1 or 2 named stages on any plane layout of the named path. */
+static int
+launch_direct (int bpp, int nc, const uint8_t * src, size_t sstride,
+    uint8_t * dst, size_t dstride, int W, int H, const NamedChain & c,
+    cudaStream_t st)
+{
+  cvdirect::Args a;
+
+  a.src = src;
+  a.sstride = sstride;
+  a.dst = dst;
+  a.dstride = dstride;
+  a.W = W;
+  a.H = H;
+  if ((long long) W * bpp >= INT_MAX - 64)
+    return CV_ERROR_INVALID_ARGUMENT;
+  a.Wb = W * bpp;
+  a.mode = c.border;
+  a.vsrc = (uintptr_t) src % 16 == 0 && sstride % 16 == 0;
+  a.vdst = (uintptr_t) dst % 16 == 0 && dstride % 16 == 0;
+  if (bpp == 1 && nc == 1)
+    return direct_chain < 1, 1 > (a, c, st);
+  if (bpp == 2 && nc == 2)
+    return direct_chain < 2, 2 > (a, c, st);
+  if (bpp == 3 && nc == 3)
+    return direct_chain < 3, 3 > (a, c, st);
+  return direct_chain < 4, 3 > (a, c, st);
+}
+
 /* ---- fast path 2: one general (non-separable) custom kernel, 1 byte per
  * pixel (GRAY8, planes of I420) ----
  *
@@ -791,6 +932,11 @@ try_fast (int bpp, int nc, const CvPlane * src, CvPlane * dst,
     c.border = g.border;
     for (int i = 0; i < g.n; i++)
       c.kind[i] = g.kind[i];
+    if (c.n <= 2 && ((bpp == 1 && nc == 1) || (bpp == 2 && nc == 2)
+            || (bpp == 3 && nc == 3) || (bpp == 4 && nc == 3))) {
+      *ret = launch_direct (bpp, nc, s, ss, d, ds, W, H, c, st);
+      return 1;
+    }
     if (bpp == 1 && nc == 1)
       *ret = launch_named < 1, 1 > (s, ss, d, ds, W, H, c, st);
     else if (bpp == 2 && nc == 2)
