@@ -16,3 +16,14 @@ cv_fill_plane_cpu (CvPlane * plane, int bytes_per_pixel, uint8_t value)
         (size_t) plane->width * bytes_per_pixel);
   return CV_OK;
 }
+
+int
+cv_copy_plane_cpu (const CvPlane * src, CvPlane * dst, size_t row_bytes)
+{
+  if (!src || !dst || !src->data || !dst->data || src->height != dst->height)
+    return CV_ERROR_INVALID_ARGUMENT;
+  for (int y = 0; y < src->height; y++)
+    memcpy (dst->data + (size_t) y * dst->stride,
+        src->data + (size_t) y * src->stride, row_bytes);
+  return CV_OK;
+}

@@ -16,3 +16,14 @@ cv_fill_plane_cuda (CvPlane * plane, int bytes_per_pixel, uint8_t value,
       (size_t) plane->width * bytes_per_pixel, plane->height,
       (cudaStream_t) stream);
 }
+
+extern "C" int
+cv_copy_plane_cuda (const CvPlane * src, CvPlane * dst, size_t row_bytes,
+    void *stream)
+{
+  if (!src || !dst || !src->data || !dst->data || src->height != dst->height)
+    return CV_ERROR_INVALID_ARGUMENT;
+  return (int) cudaMemcpy2DAsync (dst->data, dst->stride, src->data,
+      src->stride, row_bytes, src->height, cudaMemcpyDeviceToDevice,
+      (cudaStream_t) stream);
+}

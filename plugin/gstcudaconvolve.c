@@ -417,7 +417,7 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
    * custom (the `kernel` property); 1 to 8 filters, blanks around names
    * ignored. An empty or malformed string, an unknown name or more than 8
    * filters is rejected with a warning and the previous chain kept.
-   * Takes effect at the next frame.
+   * Default "blur". Takes effect at the next frame.
    */
   g_object_class_install_property (gobject_class, PROP_FILTERS,
       g_param_spec_string ("filters", "Filters",
@@ -447,7 +447,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
    * GstCudaConvolve:border-mode:
    * What every stage reads outside its input frame: constant (0),
    * replicate (edge pixel) or reflect (reflect-101, dcb|abcd|cba, as
-   * OpenCV's BORDER_DEFAULT). Controllable; takes effect at the next frame.
+   * OpenCV's BORDER_DEFAULT), default reflect. Controllable; takes effect at
+   * the next frame.
    */
   g_object_class_install_property (gobject_class, PROP_BORDER_MODE,
       g_param_spec_enum ("border-mode", "Border mode",

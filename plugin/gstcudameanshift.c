@@ -605,6 +605,8 @@ gst_cuda_mean_shift_class_init (GstCudaMeanShiftClass * klass)
    * value sets all three), default <0, 0, 0>. Pixels with a channel below
    * are left out of the computation: they take part in no window, pass
    * through unchanged and have no label. gst-launch: color-min="<20, 0, 0>".
+   * Values outside 0..255, or another count than 1 or 3, are rejected with a
+   * GST_WARNING and the previous bounds kept.
    */
   g_object_class_install_property (gobject_class, PROP_COLOR_MIN,
       gst_param_spec_array ("color-min", "Colour minimum",
@@ -614,8 +616,8 @@ gst_cuda_mean_shift_class_init (GstCudaMeanShiftClass * klass)
               G_PARAM_STATIC_STRINGS), PROP_FLAGS));
   /**
    * GstCudaMeanShift:color-max:
-   * Per-channel upper bounds <R, G, B>, default <255, 255, 255>; see
-   * color-min.
+   * Per-channel upper bounds <R, G, B> (0..255, one value sets all three),
+   * default <255, 255, 255>; errors as color-min.
    */
   g_object_class_install_property (gobject_class, PROP_COLOR_MAX,
       gst_param_spec_array ("color-max", "Colour maximum",

@@ -46,6 +46,7 @@
 
 #include "gstcudanlmeans.h"
 #include "cvnlmeans.h"
+#include "cvfill.h"
 
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -86,8 +87,6 @@ struct _GstCudaNlMeans
 
   /* set_info, streaming thread */
   CvLumaLayout layout;
-  guint n_passthrough;          /* chroma planes copied (YUV) */
-  gsize chroma_row_bytes[GST_VIDEO_MAX_PLANES];
   gboolean warned_patch, warned_whole;
 };
 
@@ -118,7 +117,6 @@ gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     const GstVideoInfo * out_info)
 {
   GstCudaNlMeans *self = GST_CUDA_NL_MEANS (base);
-  guint p;
 
   if (GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_INFO_FORMAT (out_info) ||
       GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info) ||
@@ -127,32 +125,13 @@ gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     return FALSE;
   }
 
-  self->n_passthrough = 0;
-  switch (GST_VIDEO_INFO_FORMAT (in_info)) {
-    case GST_VIDEO_FORMAT_GRAY8:
-      break;
-    case GST_VIDEO_FORMAT_I420:
-    case GST_VIDEO_FORMAT_NV12:
-      /* luma denoised; the chroma planes are copied unchanged */
-      self->n_passthrough = GST_VIDEO_INFO_N_PLANES (in_info) - 1;
-      for (p = 1; p < GST_VIDEO_INFO_N_PLANES (in_info); p++)
-        self->chroma_row_bytes[p] =
-            (gsize) GST_VIDEO_INFO_COMP_WIDTH (in_info, p) *
-            GST_VIDEO_INFO_COMP_PSTRIDE (in_info, p);
-      break;
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_BGRx:
-    case GST_VIDEO_FORMAT_RGB:
-    case GST_VIDEO_FORMAT_BGR:
-      break;
-    default:
-      GST_ERROR_OBJECT (self, "unsupported format %s",
-          GST_VIDEO_INFO_NAME (in_info));
-      return FALSE;
+  /* GRAY8, packed RGB, or I420/NV12 whose luma is denoised and whose
+   * chroma planes (1 ..) are copied unchanged */
+  if (!gst_cuda_vision_luma_layout (in_info, &self->layout)) {
+    GST_ERROR_OBJECT (self, "unsupported format %s",
+        GST_VIDEO_INFO_NAME (in_info));
+    return FALSE;
   }
-  gst_cuda_vision_luma_layout (in_info, &self->layout);
   self->warned_patch = self->warned_whole = FALSE;
   return TRUE;
 }
@@ -204,14 +183,10 @@ gst_cuda_nl_means_process_cpu (GstCudaVisionBase * base,
   check_frame (self, &frame->in[0], frame->params);
   status = cv_nlmeans_cpu (&frame->in[0], self->layout, &frame->out[0],
       frame->params);
-  for (p = 1; status == CV_OK && p <= self->n_passthrough; p++) {
-    const CvPlane *s = &frame->in[p];
-    CvPlane *d = &frame->out[p];
-    int y;
-    for (y = 0; y < s->height; y++)
-      memcpy (d->data + (gsize) y * d->stride, s->data + (gsize) y * s->stride,
-          self->chroma_row_bytes[p]);
-  }
+  for (p = 1; status == CV_OK && p < GST_VIDEO_INFO_N_PLANES (frame->in_info);
+      p++)
+    status = cv_copy_plane_cpu (&frame->in[p], &frame->out[p],
+        gst_cuda_vision_plane_row_bytes (frame->in_info, p));
   return status;
 }
 
@@ -250,14 +225,10 @@ gst_cuda_nl_means_process_cuda (GstCudaVisionBase * base,
 
   status = cv_nlmeans_cuda (&frame->in[0], self->layout, &frame->out[0],
       frame->params, sc->data, sc->size, frame->stream);
-  for (p = 1; status == CV_OK && p <= self->n_passthrough; p++) {
-    err = cudaMemcpy2DAsync (frame->out[p].data, frame->out[p].stride,
-        frame->in[p].data, frame->in[p].stride, self->chroma_row_bytes[p],
-        frame->in[p].height, cudaMemcpyDeviceToDevice,
-        (cudaStream_t) frame->stream);
-    if (err != cudaSuccess)
-      status = (int) err;
-  }
+  for (p = 1; status == CV_OK && p < GST_VIDEO_INFO_N_PLANES (frame->in_info);
+      p++)
+    status = cv_copy_plane_cuda (&frame->in[p], &frame->out[p],
+        gst_cuda_vision_plane_row_bytes (frame->in_info, p), frame->stream);
   return status;
 }
 
@@ -374,8 +345,8 @@ gst_cuda_nl_means_class_init (GstCudaNlMeansClass * klass)
   /**
    * GstCudaNlMeans:h:
    * Filter strength in 8-bit intensity units (w = exp (-max (d² - 2 sigma²,
-   * 0) / h²)), > 0, default 10. 0 is refused with a GST_WARNING and the
-   * previous value kept. The seed's filtSigma on [0,1] data maps to
+   * 0) / h²)), > 0 up to 10000, default 10. 0 is refused with a GST_WARNING
+   * and the previous value kept. The seed's filtSigma on [0,1] data maps to
    * h = 255 * filtSigma (0.02 -> 5.1).
    */
   g_object_class_install_property (gobject_class, PROP_H,

@@ -148,13 +148,6 @@ gst_cuda_sobel_get_params (GstCudaVisionBase * base, gpointer params)
   GST_OBJECT_UNLOCK (self);
 }
 
-/* bytes per pixel of the chroma plane p of an NV12/I420 output */
-static int
-chroma_bpp (const GstVideoInfo * out_info)
-{
-  return GST_VIDEO_INFO_FORMAT (out_info) == GST_VIDEO_FORMAT_NV12 ? 2 : 1;
-}
-
 static int
 gst_cuda_sobel_process_cpu (GstCudaVisionBase * base,
     GstCudaVisionFrame * frame)
@@ -166,7 +159,7 @@ gst_cuda_sobel_process_cpu (GstCudaVisionBase * base,
 
   for (p = 1; status == CV_OK && p < GST_VIDEO_INFO_N_PLANES (frame->out_info);
       p++)
-    status = cv_fill_plane_cpu (&frame->out[p], chroma_bpp (frame->out_info),
+    status = cv_fill_plane_cpu (&frame->out[p], gst_cuda_vision_plane_pixel_stride (frame->out_info, p),
         128);
   return status;
 }
@@ -183,7 +176,7 @@ gst_cuda_sobel_process_cuda (GstCudaVisionBase * base,
 
   for (p = 1; status == CV_OK && p < GST_VIDEO_INFO_N_PLANES (frame->out_info);
       p++)
-    status = cv_fill_plane_cuda (&frame->out[p], chroma_bpp (frame->out_info),
+    status = cv_fill_plane_cuda (&frame->out[p], gst_cuda_vision_plane_pixel_stride (frame->out_info, p),
         128, frame->stream);
   return status;
 }
@@ -247,7 +240,8 @@ gst_cuda_sobel_class_init (GstCudaSobelClass * klass)
   /**
    * GstCudaSobel:threshold:
    * Edge magnitudes at or below this value become 0 (out = m > threshold ?
-   * m : 0), 0..255. Controllable; takes effect at the next frame.
+   * m : 0), in 8-bit magnitude levels, 0..255, default 0 (every non-zero
+   * magnitude kept). Controllable; takes effect at the next frame.
    */
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
       g_param_spec_uint ("threshold", "Threshold",
@@ -256,8 +250,9 @@ gst_cuda_sobel_class_init (GstCudaSobelClass * klass)
           GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstCudaSobel:brightness:
-   * Offset added to the luma before filtering, clamped to 0..255,
-   * -255..255. Controllable; takes effect at the next frame.
+   * Offset added to the luma before filtering, in 8-bit luma levels,
+   * -255..255, default 0; the sum is clamped to 0..255. Controllable; takes
+   * effect at the next frame.
    */
   g_object_class_install_property (gobject_class, PROP_BRIGHTNESS,
       g_param_spec_int ("brightness", "Brightness",

@@ -54,6 +54,7 @@
 
 #include "gstcudatemplatematch.h"
 #include "cvtemplatematch.h"
+#include "cvfill.h"
 
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -563,13 +564,8 @@ gst_cuda_template_match_process_cpu (GstCudaVisionBase * base,
     return status;
   if (!go) {
     /* no template: an empty score map */
-    if (p->cv.score_map) {
-      CvPlane *o = &frame->out[0];
-      gint y;
-      for (y = 0; y < o->height; y++)
-        memset (o->data + (gsize) y * o->stride, 0,
-            (gsize) o->width * (p->cv.score_map / 8));
-    }
+    if (p->cv.score_map)
+      return cv_fill_plane_cpu (&frame->out[0], p->cv.score_map / 8, 0);
     return CV_OK;
   }
   if (!sc->result)
@@ -594,12 +590,9 @@ gst_cuda_template_match_process_cuda (GstCudaVisionBase * base,
   if (status != CV_OK)
     return status;
   if (!go) {
-    if (p->cv.score_map) {
-      CvPlane *o = &frame->out[0];
-      return (int) cudaMemset2DAsync (o->data, o->stride, 0,
-          (gsize) o->width * (p->cv.score_map / 8), o->height,
-          (cudaStream_t) frame->stream);
-    }
+    if (p->cv.score_map)
+      return cv_fill_plane_cuda (&frame->out[0], p->cv.score_map / 8, 0,
+          frame->stream);
     return CV_OK;
   }
   if (!sc->result) {
@@ -875,7 +868,8 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
    * Matching score, OpenCV's matchTemplate definitions: sqdiff (SSD, lower
    * is better), sqdiff-normed (lower is better), ccorr-normed (0..1,
    * higher is better), ccoeff-normed (Pearson correlation, -1..1, higher
-   * is better). Takes effect at the next frame.
+   * is better). Default ccoeff-normed (the seed's PCC). Takes effect at the
+   * next frame.
    */
   g_object_class_install_property (gobject_class, PROP_METHOD,
       g_param_spec_enum ("method", "Method",
@@ -888,7 +882,8 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
    * used), 1x1 up to the frame's size. Loaded when set (also while
    * playing). NULL or "" removes the template. A file that cannot be
    * loaded makes the next frame fail with an element error. Reads back
-   * NULL when the template came from template-sample.
+   * NULL when the template came from template-sample. Default NULL (no
+   * template: frames pass through, one warning).
    */
   g_object_class_install_property (gobject_class, PROP_TEMPLATE,
       g_param_spec_string ("template", "Template",
@@ -907,8 +902,8 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
           GST_TYPE_SAMPLE, flags));
   /**
    * GstCudaTemplateMatch:max-matches:
-   * Most matches reported per frame, 1..64. Further matches never overlap
-   * earlier ones (non-maximum suppression).
+   * Most matches reported per frame, 1..64, default 1. Further matches
+   * never overlap earlier ones (non-maximum suppression).
    */
   g_object_class_install_property (gobject_class, PROP_MAX_MATCHES,
       g_param_spec_uint ("max-matches", "Max matches",
@@ -918,7 +913,8 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
   /**
    * GstCudaTemplateMatch:threshold:
    * Scores worse than this are not reported: sqdiff / sqdiff-normed report
-   * only score <= threshold (a negative threshold: no limit);
+   * only score <= threshold (sqdiff in summed squared 8-bit differences,
+   * sqdiff-normed 0..1; a negative threshold: no limit);
    * ccorr-normed / ccoeff-normed report only score >= threshold. Default
    * -1: no limit for every method.
    */
@@ -930,7 +926,7 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
   /**
    * GstCudaTemplateMatch:display:
    * Draw a 2-pixel rectangle around each match (white luma for YUV/GRAY,
-   * green for RGB). Ignored with score-map.
+   * green for RGB). Ignored with score-map. Default FALSE.
    */
   g_object_class_install_property (gobject_class, PROP_DISPLAY,
       g_param_spec_boolean ("display", "Display",
@@ -941,7 +937,8 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
    * Output the score image instead of the frame: GRAY8 or GRAY16_LE (as
    * negotiated) of the frame's size, the score of the window with top-left
    * (x, y) at (x, y), 0 where the template does not fit; see the docs for
-   * the scaling. Changing it renegotiates the output caps.
+   * the scaling. Changing it renegotiates the output caps; frames keep the
+   * mode they were negotiated with until then. Default FALSE.
    */
   g_object_class_install_property (gobject_class, PROP_SCORE_MAP,
       g_param_spec_boolean ("score-map", "Score map",

@@ -97,7 +97,8 @@ typedef struct
   GstVideoInfo in_info;
   GstVideoInfo out_info;
   guint upload_planes;
-  gboolean output_is_input;     /* analysis elements: push the input buffer */
+  gboolean output_is_input;     /* in force: latched at set_caps */
+  gint want_output_is_input;    /* as the subclass last asked (atomic) */
   guint depth;                  /* depth in use (latched per frame) */
   Slot slots[GST_CUDA_VISION_MAX_DEPTH];
   GQueue pending;               /* Slot *, oldest first */
@@ -162,7 +163,8 @@ void
 gst_cuda_vision_base_set_output_is_input (GstCudaVisionBase * self,
     gboolean output_is_input)
 {
-  PRIV (self)->output_is_input = output_is_input;
+  /* atomic: callers may hold the object lock (set_property) */
+  g_atomic_int_set (&PRIV (self)->want_output_is_input, output_is_input);
 }
 
 gboolean
@@ -228,6 +230,18 @@ static guint
 plane_rows (const GstVideoInfo * info, guint p)
 {
   return GST_VIDEO_INFO_COMP_HEIGHT (info, plane_first_comp (info, p));
+}
+
+gsize
+gst_cuda_vision_plane_row_bytes (const GstVideoInfo * info, guint plane)
+{
+  return plane_row_bytes (info, plane);
+}
+
+guint
+gst_cuda_vision_plane_pixel_stride (const GstVideoInfo * info, guint plane)
+{
+  return GST_VIDEO_INFO_COMP_PSTRIDE (info, plane_first_comp (info, plane));
 }
 
 static void
@@ -956,11 +970,13 @@ gst_cuda_vision_base_transform_caps (GstBaseTransform * trans,
   GstCudaVisionBaseClass *klass = GST_CUDA_VISION_BASE_GET_CLASS (self);
   GstCudaVisionBasePrivate *priv = PRIV (self);
   GstCaps *plain = caps_with_features (caps, NULL), *res, *tmpl, *t;
+  gboolean want_input;
   GstPad *other = direction == GST_PAD_SINK ?
       GST_BASE_TRANSFORM_SRC_PAD (trans) : GST_BASE_TRANSFORM_SINK_PAD (trans);
 
   plain = gst_caps_simplify (plain);
-  if (priv->output_is_input) {
+  want_input = g_atomic_int_get (&priv->want_output_is_input);
+  if (want_input) {
     /* the input buffer is pushed on: same caps, same memory */
     gst_caps_unref (plain);
     res = gst_caps_copy (caps);
@@ -1217,6 +1233,9 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   priv->in_info = in_info;
   priv->out_info = out_info;
+  /* frames of these caps pass the input buffer on, or not, whatever the
+   * subclass asks for the next negotiation */
+  priv->output_is_input = g_atomic_int_get (&priv->want_output_is_input);
   priv->negotiated = TRUE;
   if (fps_changed && priv->depth > 1)
     gst_element_post_message (GST_ELEMENT (self),

@@ -141,9 +141,17 @@ void gst_cuda_vision_base_set_upload_planes (GstCudaVisionBase * self,
  * (e.g. into pinned scratch in process_cuda) and applied in finish_frame().
  * The output caps then equal the input caps, memory features included. Set
  * it at init and whenever the property that decides it changes (then call
- * gst_base_transform_reconfigure_src); it is kept across caps changes. */
+ * gst_base_transform_reconfigure_src): it takes effect with the next caps
+ * (latched when caps are set, so frames negotiated in one mode keep it). */
 void gst_cuda_vision_base_set_output_is_input (GstCudaVisionBase * self,
     gboolean output_is_input);
+
+/* Bytes of pixel data in one row of plane (width x pixel stride of its
+ * first component), and the pixel stride alone (2 for NV12's UV plane). */
+gsize gst_cuda_vision_plane_row_bytes (const GstVideoInfo * info,
+    guint plane);
+guint gst_cuda_vision_plane_pixel_stride (const GstVideoInfo * info,
+    guint plane);
 
 /* For set_info(): how to read luma (or the colour components) of the
  * frame's first plane: GRAY8, I420 and NV12 -> the plane itself (bpp 1, no
