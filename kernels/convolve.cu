@@ -17,6 +17,12 @@
  * Chains whose halo does not fit in shared memory run one stage per launch
  * through device scratch frames (still one upload and one download).
  *
+ * Chains of one or two named 3x3 filters (the common case) have a faster
+ * path: the same kernel launch splits the frame into the tiles along its
+ * edges (shared-memory tiles, border rules) and an interior that no stage
+ * reads outside of, where every lane slides 3-row windows of 16 bytes down
+ * its rows in registers (see "the interior of the frame" below).
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "convolve_common.h"
@@ -308,7 +314,7 @@ struct NamedChain
 template < int BPP > struct NamedGeom
 {
   /* tiles start on a pixel boundary: 4 * TWW is a multiple of BPP */
-  static constexpr int TWW = BPP == 3 ? 63 : 64;
+  static constexpr int TWW = BPP == 3 ? 60 : 64;
 };
 
 __device__ __forceinline__ int
@@ -450,6 +456,8 @@ template < int BPP, int NC > struct EmitGlobal
   uint8_t *dst;
   size_t dstride;
   int ob, oy, Wb, H, vec;
+  const uint32_t *tile;         /* the source tile in shared memory, or NULL */
+  int pitch;
   __device__ __forceinline__ void operator () (int j, int i, uint32_t v) const
   {
     const int gy = oy + j, gb = ob + 4 * i;
@@ -458,8 +466,9 @@ template < int BPP, int NC > struct EmitGlobal
       return;
     if (vec && gb + 4 <= Wb) {
       if (NC < BPP)             /* BPP 4: byte 3 from the source */
-        v = (v & 0x00FFFFFFu) | (__ldg ((const unsigned int *) (src +
-                    (size_t) gy * sstride + gb)) & 0xFF000000u);
+        v = (v & 0x00FFFFFFu) | ((tile ? tile[j * pitch + i] :
+                __ldg ((const unsigned int *) (src + (size_t) gy * sstride +
+                        gb))) & 0xFF000000u);
       *(uint32_t *) (dst + (size_t) gy * dstride + gb) = v;
     } else {
       for (int b = 0; b < 4 && gb + b < Wb; b++) {
@@ -526,48 +535,71 @@ named_stage (int kind, const uint32_t * in, int pitch, int s, int BWW,
 }
 
 template < int BPP, int NC >
-__global__ void __launch_bounds__ (NT_THREADS)
-named_chain_kernel (const uint8_t * __restrict__ src, size_t sstride,
+__device__ __forceinline__ void
+named_tile (const uint8_t * __restrict__ src, size_t sstride,
     uint8_t * __restrict__ dst, size_t dstride, int W, int H, int vec,
-    const NamedChain c)
+    const NamedChain & c, int tx, int ty, uint32_t * nsm)
 {
   constexpr int TWW = NamedGeom < BPP >::TWW;
-  extern __shared__ uint32_t nsm[];
   const int R = c.n, mode = c.border;
   const int BWW = TWW + 2 * R, BH = NT_H + 2 * R, plane = BWW * BH;
   const int Wb = W * BPP;
-  const int ob = (int) blockIdx.x * TWW * 4 - 4 * R;
-  const int oy = (int) blockIdx.y * NT_H - R;
+  const int ob = tx * TWW * 4 - 4 * R;
+  const int oy = ty * NT_H - R;
   const int tid = threadIdx.x;
   const bool edge = ob < 0 || ob + 4 * BWW > Wb || oy < 0 || oy + BH > H;
   uint32_t *in = nsm, *out = nsm + plane;
 
-  /* source tile + halo, border rule applied */
-  for (int o = tid; o < plane; o += NT_THREADS) {
-    const int j = o / BWW, i = o - j * BWW;
-    const int gy = oy + j, gb = ob + 4 * i;
-    uint32_t v = 0;
+  /* source tile + halo, border rule applied; 4 loads in flight per
+   * thread */
+  for (int o0 = tid; o0 < plane; o0 += 4 * NT_THREADS) {
+    uint32_t v[4];
 
-    if (vec && gy >= 0 && gy < H && gb >= 0 && gb + 4 <= Wb) {
-      v = __ldg ((const unsigned int *) (src + (size_t) gy * sstride + gb));
-    } else {
-      const int my = cv_conv_border (gy, H, mode);
-      for (int b = 0; b < 4; b++) {
-        const int px = floor_div (gb + b, BPP), ch = gb + b - px * BPP;
-        const int mx = cv_conv_border (px, W, mode);
-        if (my >= 0 && mx >= 0)
-          v |= (uint32_t) src[(size_t) my * sstride + (size_t) mx * BPP +
-              ch] << (8 * b);
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+      const int o = o0 + k * NT_THREADS;
+      const int j = o / BWW, i = o - j * BWW;
+      const int gy = oy + j, gb = ob + 4 * i;
+
+      v[k] = 0;
+      if (o >= plane)
+        break;
+      if (vec && gy >= 0 && gy < H && gb >= 0 && gb + 4 <= Wb) {
+        v[k] = __ldg ((const unsigned int *) (src + (size_t) gy * sstride +
+                gb));
+      } else {
+        /* addresses first, then the 4 loads at once (a byte out of the
+         * frame under the constant rule reads byte 0 and is masked) */
+        const int my = cv_conv_border (gy, H, mode);
+        size_t at[4];
+        uint32_t ok = 0, by[4];
+
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+          const int px = floor_div (gb + b, BPP), ch = gb + b - px * BPP;
+          const int mx = cv_conv_border (px, W, mode);
+          const bool in_frame = my >= 0 && mx >= 0;
+          at[b] = in_frame ? (size_t) my * sstride + (size_t) mx * BPP + ch : 0;
+          ok |= (in_frame ? 0xFFu : 0u) << (8 * b);
+        }
+#pragma unroll
+        for (int b = 0; b < 4; b++)
+          by[b] = __ldg (src + at[b]);
+        v[k] = (by[0] | by[1] << 8 | by[2] << 16 | by[3] << 24) & ok;
       }
     }
-    in[o] = v;
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      if (o0 + k * NT_THREADS < plane)
+        in[o0 + k * NT_THREADS] = v[k];
   }
   __syncthreads ();
 
   for (int s = 0; s < R; s++) {
     if (s == R - 1) {
+      /* buffer nsm still holds the source tile up to the second stage */
       EmitGlobal < BPP, NC > e = { src, sstride, dst, dstride, ob, oy, Wb, H,
-        vec
+        vec, R <= 2 ? nsm : NULL, BWW
       };
       named_stage < BPP > (c.kind[s], in, BWW, s, BWW, BH, tid, e);
       break;
@@ -618,12 +650,358 @@ named_chain_kernel (const uint8_t * __restrict__ src, size_t sstride,
   }
 }
 
+/* ---- the interior of the frame: rows sliding in registers ----
+ *
+ * Where no stage of the chain reads outside the frame (every tile but the
+ * first and last tile rows and columns of the tiling above) a lane owns 16
+ * bytes (4 words) of a row and walks S rows, keeping the last 3 rows of
+ * every stage's input in registers: no shared memory, no barrier. A row of
+ * stage s is computed from the 4 words of the lane and the word to each
+ * side (the neighbouring lanes' words, by shuffle); stage s + 1 reads the
+ * stage s results the same way. The outer lanes of a warp have no
+ * neighbour on one side, so their outermost word is wrong after each
+ * stage; with 4 words per lane and at most 4 stages that never reaches
+ * their third word, so lanes 1 .. 30 are exact and write the output
+ * (for a single stage lanes 0 and 31 load the missing word and write too).
+ * Same per-lane arithmetic as the tiles (row_feat / row_out). */
+
+#ifndef FAST_S
+#define FAST_S 8                /* rows per lane */
+#endif
+#ifndef FAST_WX
+#define FAST_WX 1               /* warps side by side in a block */
+#endif
+#define FAST_MAX_N 2            /* longest chain run this way */
+
+/* A stage's constants. The named filters fall in two classes of the same
+ * arithmetic (row_feat / row_out above): "box" (blur, gaussian: row sums
+ * L + kc C + R, then u + kc m + d, then ((S + bias) * mul) >> 16, which is
+ * (S + 4) / 9 for blur (kc 1, bias 4, mul 7282) and (S + 8) >> 4 for
+ * gaussian (kc 2, bias 8, mul 4096), both exact for these S) and "cross"
+ * (sharpen, edge-detect: kc C + 1020 - L - R, centre weight kc 5 or 4). */
+struct StageK
+{
+  uint32_t kc, bias2, mul;
+};
+
+template < int BPP, bool CROSS >
+__device__ __forceinline__ RowFeat
+feat_cls (const StageK & k, uint32_t wl, uint32_t wc, uint32_t wr)
+{
+  uint32_t L, Rt;
+  RowFeat f;
+
+  neighbours < BPP > (wl, wc, wr, L, Rt);
+  if (!CROSS) {
+    f.a_lo = lanes_lo (L) + k.kc * lanes_lo (wc) + lanes_lo (Rt);
+    f.a_hi = lanes_hi (L) + k.kc * lanes_hi (wc) + lanes_hi (Rt);
+    f.c_lo = f.c_hi = 0;
+  } else {
+    f.c_lo = lanes_lo (wc);
+    f.c_hi = lanes_hi (wc);
+    f.a_lo = k.kc * f.c_lo + 0x03FC03FCu - (lanes_lo (L) + lanes_lo (Rt));
+    f.a_hi = k.kc * f.c_hi + 0x03FC03FCu - (lanes_hi (L) + lanes_hi (Rt));
+  }
+  return f;
+}
+
+template < bool CROSS >
+__device__ __forceinline__ uint32_t
+out_cls (const StageK & k, const RowFeat & u, const RowFeat & m,
+    const RowFeat & d)
+{
+  uint32_t lo, hi;
+
+  if (!CROSS) {
+    lo = u.a_lo + k.kc * m.a_lo + d.a_lo + k.bias2;
+    hi = u.a_hi + k.kc * m.a_hi + d.a_hi + k.bias2;
+    lo = (((lo & 0xFFFFu) * k.mul) >> 16) | (((lo >> 16) * k.mul) &
+        0xFFFF0000u);
+    hi = (((hi & 0xFFFFu) * k.mul) >> 16) | (((hi >> 16) * k.mul) &
+        0xFFFF0000u);
+  } else {
+    lo = fin_cross (m.a_lo - (u.c_lo + d.c_lo));
+    hi = fin_cross (m.a_hi - (u.c_hi + d.c_hi));
+  }
+  return lo | (hi << 8);
+}
+
+static StageK
+stage_k (int kind)
+{
+  StageK k;
+
+  switch (kind) {
+    case CV_FILTER_BLUR:
+      k.kc = 1;
+      k.bias2 = 0x00040004u;
+      k.mul = 7282;
+      break;
+    case CV_FILTER_GAUSSIAN:
+      k.kc = 2;
+      k.bias2 = 0x00080008u;
+      k.mul = 4096;
+      break;
+    case CV_FILTER_SHARPEN:
+      k.kc = 5;
+      k.bias2 = 0;
+      k.mul = 0;
+      break;
+    default:
+      k.kc = 4;
+      k.bias2 = 0;
+      k.mul = 0;
+      break;
+  }
+  return k;
+}
+
+static bool
+stage_cross (int kind)
+{
+  return kind == CV_FILTER_SHARPEN || kind == CV_FILTER_EDGE_DETECT;
+}
+
+struct FastChain
+{
+  StageK k[FAST_MAX_N];
+};
+
+/* Features of the 4 words w of a lane, its neighbours' words by shuffle
+ * (or el / er for the outer lanes of a single stage). */
+template < int BPP, bool CROSS >
+__device__ __forceinline__ void
+quad_feat (const StageK & k, const uint32_t w[4], int lane, bool own_edges,
+    uint32_t el, uint32_t er, RowFeat f[4])
+{
+  uint32_t l = __shfl_up_sync (0xffffffffu, w[3], 1);
+  uint32_t r = __shfl_down_sync (0xffffffffu, w[0], 1);
+
+  if (own_edges && lane == 0)
+    l = el;
+  if (own_edges && lane == 31)
+    r = er;
+  f[0] = feat_cls < BPP, CROSS > (k, l, w[0], w[1]);
+  f[1] = feat_cls < BPP, CROSS > (k, w[0], w[1], w[2]);
+  f[2] = feat_cls < BPP, CROSS > (k, w[1], w[2], w[3]);
+  f[3] = feat_cls < BPP, CROSS > (k, w[2], w[3], r);
+}
+
+/* One lane's strip: rows [y0, y0 + FAST_S) of the quad at byte qb. All
+ * rows y0 - N .. y0 + FAST_S - 1 + N and bytes qb - 4 .. qb + 19 that
+ * the output depends on are inside the frame (the caller's region).
+ * Bit s of CLS: stage s is of the cross class. */
+template < int BPP, int NC, int N, int CLS >
+__device__ __forceinline__ void
+fast_strip (const uint8_t * __restrict__ src, size_t sstride,
+    uint8_t * __restrict__ dst, size_t dstride, const FastChain & fc,
+    int qb, int y0, bool load, bool load_right, bool store, int lane)
+{
+  constexpr int ROWS = FAST_S + 2 * N;
+  RowFeat u[N][4], m[N][4];
+  uint32_t raw[ROWS][4];
+
+#pragma unroll
+  for (int i = 0; i < ROWS; i++) {
+    const uint8_t *row = src + (size_t) (y0 - N + i) * sstride + qb;
+    uint32_t w[4], el = 0, er = 0;
+
+    if (load) {
+      const uint4 t = __ldg ((const uint4 *) row);
+      w[0] = t.x;
+      w[1] = t.y;
+      w[2] = t.z;
+      w[3] = t.w;
+      if (N == 1 && lane == 0)
+        el = __ldg ((const unsigned int *) row - 1);
+      if (N == 1 && lane == 31 && load_right)
+        er = __ldg ((const unsigned int *) row + 4);
+    } else {
+      w[0] = w[1] = w[2] = w[3] = 0;
+    }
+    if (NC < BPP) {
+#pragma unroll
+      for (int q = 0; q < 4; q++)
+        raw[i][q] = w[q];
+    }
+    /* input row i feeds stage 0; stage s gets its rows 2 s rows later */
+#pragma unroll
+    for (int s = 0; s < N; s++) {
+      const int j = i - 2 * s;  /* input row index of stage s */
+      const bool cross = (CLS >> s) & 1;
+      RowFeat d[4];
+
+      if (j < 0)
+        break;
+      if (cross)
+        quad_feat < BPP, true > (fc.k[s], w, lane, N == 1, el, er, d);
+      else
+        quad_feat < BPP, false > (fc.k[s], w, lane, N == 1, el, er, d);
+      if (j >= 2) {
+        uint32_t o[4];
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+          o[q] = cross ? out_cls < true > (fc.k[s], u[s][q], m[s][q], d[q]) :
+              out_cls < false > (fc.k[s], u[s][q], m[s][q], d[q]);
+        if (s == N - 1) {
+          /* output row y0 + i - 2 N, source row i - N */
+          if (store) {
+            uint32_t *orow = (uint32_t *) (dst + (size_t) (y0 - 2 * N + i) *
+                dstride + qb);
+            if (NC < BPP) {
+#pragma unroll
+              for (int q = 0; q < 4; q++)
+                o[q] = (o[q] & 0x00FFFFFFu) | (raw[i - N][q] & 0xFF000000u);
+            }
+            *(uint4 *) orow = make_uint4 (o[0], o[1], o[2], o[3]);
+          }
+        } else {
+#pragma unroll
+          for (int q = 0; q < 4; q++)
+            w[q] = o[q];
+        }
+      }
+#pragma unroll
+      for (int q = 0; q < 4; q++) {
+        u[s][q] = m[s][q];
+        m[s][q] = d[q];
+      }
+      if (j < 2)
+        break;
+    }
+  }
+}
+
+/* Border tiles of the tiling (tile columns < 1 or >= tx_end, tile rows < 1
+ * or >= ty_end) in this order: row 0, rows ty_end .. gy - 1, then per row
+ * 1 .. ty_end - 1 column 0 and columns tx_end .. gx - 1. */
+struct NamedSplit
+{
+  int gx, gy, tx_end, ty_end;   /* tiles; fast region [1, tx_end) x [1, ty_end) */
+  int nborder;                  /* border tiles */
+  int qx0, qx1, ry0, ry1;       /* fast region: 16-byte quads, rows */
+  int wcols, brows;             /* fast blocks: warp columns, block rows */
+};
+
+__device__ __forceinline__ void
+border_tile (const NamedSplit & sp, int b, int &tx, int &ty)
+{
+  const int full = sp.gx * (1 + sp.gy - sp.ty_end);
+
+  if (b < full) {
+    const int r = b / sp.gx;
+    tx = b - r * sp.gx;
+    ty = r == 0 ? 0 : sp.ty_end + r - 1;
+  } else {
+    const int k = 1 + sp.gx - sp.tx_end, o = b - full, r = o / k,
+        cc = o - r * k;
+    ty = 1 + r;
+    tx = cc == 0 ? 0 : sp.tx_end + cc - 1;
+  }
+}
+
+template < int BPP, int NC, int N, int CLS >
+__global__ void __launch_bounds__ (NT_THREADS)
+named_chain_kernel (const uint8_t * __restrict__ src, size_t sstride,
+    uint8_t * __restrict__ dst, size_t dstride, int W, int H, int vec,
+    const NamedChain c, const FastChain fc, const NamedSplit sp)
+{
+  extern __shared__ uint32_t nsm[];
+  const int b = (int) blockIdx.x;
+
+  if (b < sp.nborder) {
+    int tx, ty;
+
+    border_tile (sp, b, tx, ty);
+    named_tile < BPP, NC > (src, sstride, dst, dstride, W, H, vec, c, tx, ty,
+        nsm);
+    return;
+  }
+  if (N >= 1 && N <= FAST_MAX_N) {
+    constexpr int OUTQ = N == 1 ? 32 : 30;
+    constexpr int WY = NT_THREADS / 32 / FAST_WX;
+    const int f = b - sp.nborder, by = f / sp.wcols, bx = f - by * sp.wcols;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int wx = warp % FAST_WX, wy = warp / FAST_WX;
+    const int y0 = sp.ry0 + (by * WY + wy) * FAST_S;
+    const int q = sp.qx0 + (bx * FAST_WX + wx) * OUTQ + lane -
+        (N == 1 ? 0 : 1);
+    const bool inner = N == 1 || (lane >= 1 && lane <= 30);
+
+    if (y0 >= sp.ry1)           /* whole warp */
+      return;
+    fast_strip < BPP, NC, (N < 1 ? 1 : (N > FAST_MAX_N ? FAST_MAX_N : N)),
+        CLS > (src, sstride, dst, dstride, fc, 16 * q, y0, 16 * q + 16 <= W * BPP,
+        16 * q + 20 <= W * BPP, inner && q < sp.qx1, lane);
+  }
+}
+
 static size_t
 named_smem (int bpp, int R)
 {
-  const int tww = bpp == 3 ? 63 : 64;
+  const int tww = bpp == 3 ? 60 : 64;
   /* a single stage reads one buffer and writes the frame */
   return (size_t) (R > 1 ? 2 : 1) * (tww + 2 * R) * (NT_H + 2 * R) * sizeof (uint32_t);
+}
+
+template < int BPP, int NC, int N, int CLS >
+static int
+launch_named_n (const uint8_t * src, size_t sstride, uint8_t * dst,
+    size_t dstride, int W, int H, const NamedChain & c, cudaStream_t stream)
+{
+  FastChain fc;
+  constexpr int TWW = NamedGeom < BPP >::TWW;
+  const size_t smem = named_smem (BPP, c.n);
+  const long long wb = (long long) W * BPP;
+  const int vec = ((uintptr_t) src % 4 == 0) && sstride % 4 == 0 &&
+      ((uintptr_t) dst % 4 == 0) && dstride % 4 == 0;
+  const int fast_ok = N >= 1 && N <= FAST_MAX_N
+      && ((uintptr_t) src % 16 == 0) && sstride % 16 == 0
+      && ((uintptr_t) dst % 16 == 0) && dstride % 16 == 0;
+  NamedSplit sp;
+  long long blocks;
+
+  memset (&sp, 0, sizeof (sp));
+  memset (&fc, 0, sizeof (fc));
+  for (int i = 0; i < N && i < c.n; i++)
+    fc.k[i] = stage_k (c.kind[i]);
+  sp.gx = (int) ((wb + 4 * TWW - 1) / (4 * TWW));
+  sp.gy = (H + NT_H - 1) / NT_H;
+  if (wb + 8 * (long long) TWW >= INT_MAX)
+    return CV_ERROR_INVALID_ARGUMENT;
+  /* the fast region: tiles that are not in the first or last tile row or
+   * column; it ends one tile earlier where the rows its stages read below
+   * it (N) or the 16 bytes its last lanes read to its right would leave
+   * the frame */
+  sp.tx_end = sp.gx - 1;
+  if (sp.gx >= 2 && wb - 4LL * TWW * (sp.gx - 1) < 16)
+    sp.tx_end--;
+  sp.ty_end = sp.gy - 1;
+  if (sp.gy >= 2 && H - NT_H * (sp.gy - 1) < N)
+    sp.ty_end--;
+  if (!fast_ok || sp.tx_end <= 1 || sp.ty_end <= 1) {
+    sp.tx_end = 1;              /* every tile is a border tile */
+    sp.ty_end = 1;
+  }
+  sp.nborder = sp.gx * (1 + sp.gy - sp.ty_end) + (sp.ty_end - 1) * (1 +
+      sp.gx - sp.tx_end);
+  if (sp.tx_end > 1) {
+    const int outq = (N == 1 ? 32 : 30) * FAST_WX;
+    const int rows = NT_THREADS / 32 / FAST_WX * FAST_S;
+
+    sp.qx0 = TWW / 4;           /* 4 * TWW bytes = TWW / 4 quads */
+    sp.qx1 = sp.tx_end * TWW / 4;
+    sp.ry0 = NT_H;
+    sp.ry1 = sp.ty_end * NT_H;
+    sp.wcols = (sp.qx1 - sp.qx0 + outq - 1) / outq;
+    sp.brows = (sp.ry1 - sp.ry0 + rows - 1) / rows;
+  }
+  blocks = (long long) sp.nborder + (long long) sp.wcols * sp.brows;
+  if (blocks > INT_MAX)
+    return CV_ERROR_INVALID_ARGUMENT;
+  named_chain_kernel < BPP, NC, N, CLS > <<<(unsigned) blocks, NT_THREADS,
+      smem, stream>>> (src, sstride, dst, dstride, W, H, vec, c, fc, sp);
+  return (int) cudaGetLastError ();
 }
 
 template < int BPP, int NC >
@@ -631,20 +1009,31 @@ static int
 launch_named (const uint8_t * src, size_t sstride, uint8_t * dst,
     size_t dstride, int W, int H, const NamedChain & c, cudaStream_t stream)
 {
-  constexpr int TWW = NamedGeom < BPP >::TWW;
-  const size_t smem = named_smem (BPP, c.n);
-  const long long wb = (long long) W * BPP;
-  const int vec = ((uintptr_t) src % 4 == 0) && sstride % 4 == 0 &&
-      ((uintptr_t) dst % 4 == 0) && dstride % 4 == 0;
-  dim3 grid ((unsigned) ((wb + 4 * TWW - 1) / (4 * TWW)),
-      (unsigned) ((H + NT_H - 1) / NT_H));
+#define CV_LN(n, k) launch_named_n < BPP, NC, n, k > (src, sstride, dst, \
+      dstride, W, H, c, stream)
+  const int x0 = stage_cross (c.kind[0]), x1 = c.n > 1
+      && stage_cross (c.kind[1]);
 
-  if (wb + 8 * (long long) TWW >= INT_MAX || grid.y > 65535)
-    return CV_ERROR_INVALID_ARGUMENT;
-  named_chain_kernel < BPP, NC > <<<grid, NT_THREADS, smem, stream>>> (src,
-      sstride, dst, dstride, W, H, vec, c);
-  return (int) cudaGetLastError ();
+  switch (c.n) {
+    case 1:
+      return x0 ? CV_LN (1, 1) : CV_LN (1, 0);
+    case 2:
+      switch (x0 | x1 << 1) {
+        case 0:
+          return CV_LN (2, 0);
+        case 1:
+          return CV_LN (2, 1);
+        case 2:
+          return CV_LN (2, 2);
+        default:
+          return CV_LN (2, 3);
+      }
+    default:
+      return CV_LN (0, 0);      /* tiles only */
+  }
+#undef CV_LN
 }
+
 
 /* ---- fast path 2: one general (non-separable) custom kernel, 1 byte per
  * pixel (GRAY8, planes of I420) ----
