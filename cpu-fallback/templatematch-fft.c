@@ -43,7 +43,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "templatematch-fft.h"
+#include "templatematch-paths.h"
 
 #include <float.h>
 #include <math.h>

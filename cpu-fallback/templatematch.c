@@ -21,7 +21,7 @@
  */
 #include "cvtemplatematch.h"
 #include "cvtemplatematch-score.h"
-#include "templatematch-fft.h"
+#include "templatematch-paths.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -266,9 +266,8 @@ cpu_has_avx2 (void)
 #endif
 }
 
-/* Scores of every window with the direct correlation. */
-static int
-direct_scores (const CvPlane * lum_, const CvTemplate * templ,
+int
+cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
     const CvTmScoreConst * kp, float *map)
 {
   const CvPlane lum = *lum_;
@@ -491,7 +490,7 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
     status = cvtm_fft_scores (&ws->fft, &lum, templ, &k, map, ws->dw,
         ws->dh);
   else
-    status = direct_scores (&lum, templ, &k, map);
+    status = cvtm_direct_scores (&lum, templ, &k, map);
   ws->last_path = ws->path;
   free (lbuf);
   if (ws == &local)
