@@ -32,8 +32,10 @@
  * used where the bound is at most CVTM_FFT_MAX_ERROR = 1/8 (a factor 4
  * below the 0.5 that rounding needs); larger products (a template and
  * tile of ~2^26 pixels each, e.g. an 8140x9925 template) use the direct
- * path. Measured worst case (all pixels 255, docs/cudatemplatematch.md):
- * errors below 1e-3 of the bound.
+ * path. Measured (random and half-saturated 8-bit data, tiles from 256x256
+ * to 2000x1125, templates from 64x64 to 1920x1080): the largest error was
+ * 1.1 % of the bound (6.1e-5 for a 1920x1080 template on a 2000x1125
+ * tile).
  *
  * Threads: FFTW's planner is not thread-safe, its new-array execute
  * functions are: plans are made and destroyed under a process-wide mutex
@@ -60,18 +62,22 @@
 #define CVTM_FFT_MAX_ERROR 0.125
 /* Cost of one tile, in seconds on one core:
  *   dw dh (KF log2 (dw dh) + KP)
- * (KF: the two transforms; KP: loading the tile, the spectrum product,
- * rounding, window sums and scores). */
+ * (the two transforms, loading the tile, the spectrum product, rounding
+ * and the window sums; the scores cost the same on both paths and are left
+ * out of both models). Fitted to single-thread runs on 1080p with a 64x64
+ * template and tiles from 128x128 to 1024x512: 17-25 ns per tile pixel. */
 #define CVTM_FFT_KF 1.15e-9
 #define CVTM_FFT_KP 0.5e-9
 /* Largest tile area considered (beyond it the transforms leave the
- * caches), unless the template needs larger tiles. */
+ * caches: 640x640 and 1024x512 tiles were 10-25 % slower per pixel),
+ * unless the template needs larger tiles. Tile memory: 16 dw dh bytes per
+ * thread plus the template spectrum. */
 #define CVTM_FFT_MAX_AREA (512 * 512)
-/* FFTW planner flags: FFTW_MEASURE costs ~0.1-1 s per new tile size (once
- * per process and size: wisdom is kept) and gives faster transforms. */
-#ifndef CVTM_FFT_PLAN_FLAGS
+/* FFTW planner flags. FFTW_MEASURE took ~0.5 s per new tile size (more
+ * for frame-sized tiles: a stall on the first frame, and after every
+ * template or caps change to a new size) for transforms 0-10 % faster at
+ * the sizes chosen here, so the plans are estimated. */
 #define CVTM_FFT_PLAN_FLAGS FFTW_ESTIMATE
-#endif
 
 struct CvTmFft
 {
@@ -168,7 +174,7 @@ cvtm_fft_free (CvTmFft * f)
 static CvTmFft *
 fft_new (int dw, int dh)
 {
-  const size_t n = (size_t) dw * dh, nc = (size_t) dh * (dw / 2 + 1);
+  const size_t n = (size_t) dw * dh, nc = (size_t) (dw / 2 + 1) * dh;
   CvTmFft *f = calloc (1, sizeof (CvTmFft));
   double *in;
 
@@ -179,9 +185,9 @@ fft_new (int dw, int dh)
   f->tspec = fftw_alloc_complex (nc);
   in = fftw_alloc_real (n);
   if (f->tspec && in) {
-    /* FFTW_MEASURE overwrites the arrays: these are scratch; the
-     * per-thread arrays of the tiles are allocated by fftw_malloc too,
-     * so they have the alignment the plans assume */
+    /* planning arrays: scratch (planners other than FFTW_ESTIMATE
+     * overwrite them); the per-thread arrays of the tiles are allocated
+     * by fftw_malloc too, so they have the alignment the plans assume */
     pthread_mutex_lock (&planner_lock);
     f->fwd = fftw_plan_dft_r2c_2d (dh, dw, in, f->tspec, CVTM_FFT_PLAN_FLAGS);
     f->inv = fftw_plan_dft_c2r_2d (dh, dw, f->tspec, in, CVTM_FFT_PLAN_FLAGS);
@@ -279,8 +285,7 @@ fft_tile (const CvTmFft * f, const CvPlane * lum, int tw, int th,
     float *mrow = map + (size_t) (y0 + y) * rw + x0;
     int64_t s = 0, q = 0;
     if (y > 0) {
-      const uint8_t *out = lum->data + (size_t) (y0 + y - 1) * lum->stride
-          + x0;
+      const uint8_t *out = lum->data + (size_t) (y0 + y - 1) * lum->stride + x0;
       const uint8_t *inr = lum->data + (size_t) (y0 + y + th - 1) *
           lum->stride + x0;
       for (int x = 0; x < iw; x++) {
@@ -325,14 +330,12 @@ cvtm_fft_scores (CvTmFft ** pf, const CvPlane * lum, const CvTemplate * templ,
     if (!f)
       return CV_ERROR_NO_MEMORY;
   }
-  if (templ->id == 0 || f->tmpl_id != templ->id || f->tw != tw
-      || f->th != th) {
+  if (templ->id == 0 || f->tmpl_id != templ->id || f->tw != tw || f->th != th) {
     f->tmpl_id = 0;
     status = template_spectrum (f, templ);
     if (status != CV_OK)
       return status;
   }
-
 #pragma omp parallel
   {
     double *in = fftw_alloc_real ((size_t) dw * dh);

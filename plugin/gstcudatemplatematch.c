@@ -572,8 +572,7 @@ gst_cuda_template_match_process_cpu (GstCudaVisionBase * base,
   if (!sc->result)
     sc->result = g_new0 (CvTemplateMatchResult, 1);
   status = cv_template_match_cpu (&frame->in[0], self->layout, &sc->tmpl->cv,
-      &p->cv, p->cv.score_map ? &frame->out[0] : NULL, sc->result,
-      &sc->cpu_ws);
+      &p->cv, p->cv.score_map ? &frame->out[0] : NULL, sc->result, &sc->cpu_ws);
   sc->matched = status == CV_OK;
   return status;
 }

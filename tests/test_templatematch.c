@@ -1451,8 +1451,7 @@ GST_START_TEST (test_cpu_paths)
       check_same (what, &rd, md, &rf, mf, w, h);
       check_matches_ref (what, &rf, img, w, t, tw, th, method);
       if (tw == w && th == h)
-        fail_unless (rf.count == 1 && rf.match[0].x == 0
-            && rf.match[0].y == 0);
+        fail_unless (rf.count == 1 && rf.match[0].x == 0 && rf.match[0].y == 0);
       /* again with the kept plans and spectrum */
       cpu_match ("fft", &src, layout, &ct, method, mf, &rf, &wf);
       check_same (what, &rd, md, &rf, mf, w, h);
@@ -1596,7 +1595,8 @@ GST_START_TEST (test_cpu_fft_workspace)
   for (i = 0; i < G_N_ELEMENTS (tsz); i++) {
     const int tw = tsz[i][0], th = tsz[i][1];
     /* distinct contents per id (0: a new random template every call) */
-    GRand *tr = g_rand_new_with_seed (tsz[i][2] ? 50 + (guint) tsz[i][2] : 90 + i);
+    GRand *tr =
+        g_rand_new_with_seed (tsz[i][2] ? 50 + (guint) tsz[i][2] : 90 + i);
     double *t = make_template (img, w, tw, th, -1, -1, tr);
     CvTemplate ct;
     guint8 *tdata = cpu_template (t, tw, th, tsz[i][2], &ct);
