@@ -4,19 +4,47 @@
  * kernels/cvtemplatematch-score.h: bit-identical scores. See
  * cvtemplatematch.h.
  *
- * Direct correlation: for every output row, the template is applied one
- * template pixel at a time to the whole row (acc[x] += t * I[x + i], a
- * loop the compiler vectorizes), in unsigned 32-bit accumulators flushed
- * to 64 bits before they can overflow. Window sums S, Q: column sums over
- * the template's height slid down the rows, then slid along the row.
+ * Two ways to the exact correlation C, chosen per frame by a cost model
+ * (choose_path ()), or forced by CUDAVISION_TM_PATH=direct|fft:
+ * - direct: for every output row, blocks of 32 windows with accumulators in
+ *   registers (AVX2 vpmaddwd when the CPU has it), the rest one template
+ *   pixel at a time along the row (acc[x] += t * I[x + i], a loop the
+ *   compiler vectorizes), in 32-bit accumulators flushed to 64 bits before
+ *   they can overflow;
+ * - fft (built with FFTW3): double-precision FFTs over tiles, each value
+ *   rounded to the exact integer (templatematch-fft.c, with its error
+ *   bound).
+ * Window sums S, Q: column sums over the template's height slid down the
+ * rows, then slid along the row.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "cvtemplatematch.h"
 #include "cvtemplatematch-score.h"
+#include "templatematch-paths.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The workspace of cv_template_match_cpu (). */
+typedef struct
+{
+  int path_env;                 /* CUDAVISION_TM_PATH: 0 auto, else forced */
+  int last_path;                /* CvTemplateMatchCpuPath of the last call */
+  /* path choice for these sizes (cached: the tile search is not free) */
+  int w, h, tw, th, avx2;
+  int path, dw, dh;
+  CvTmFft *fft;
+} CvTmCpuWorkspace;
+
+/* Cost model of the direct correlation, seconds per multiply-add on one
+ * core (the FFT side is in templatematch-fft.c). AVX2: measured
+ * single-thread at 1080p, 0.09-0.13 ns for templates 16x16 .. 64x64
+ * (more per multiply-add below, where the FFT path never wins). Without
+ * AVX2: not measured, assumed 4x (the generic 32-bit lane loop); the
+ * choice then leans to the FFT path. */
+#define DIRECT_S_PER_MAC_AVX2 1.0e-10
+#define DIRECT_S_PER_MAC 4.0e-10
 
 /* uint32 accumulators hold this many products of 8-bit values */
 #define ACC_BUDGET (UINT32_MAX / 65025u)
@@ -231,41 +259,30 @@ check_args (const CvPlane * src, CvLumaLayout layout,
   return CV_OK;
 }
 
-int
-cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
-    const CvTemplate * templ, const CvTemplateMatchParams * params,
-    CvPlane * score_map, CvTemplateMatchResult * result)
+static int
+cpu_has_avx2 (void)
 {
-  int status = check_args (src, layout, templ, params, score_map, result);
-  CvPlane lum;
-  uint8_t *lbuf;
-  float *map;
-
-  if (status != CV_OK)
-    return status;
-  result->count = 0;
-  status = get_luma (src, layout, &lum, &lbuf);
-  if (status != CV_OK)
-    return status;
-
-  const int w = lum.width, h = lum.height;
-  const int tw = templ->plane.width, th = templ->plane.height;
-  const int rw = w - tw + 1, rh = h - th + 1;
-  const int method = params->method;
-  const CvTmScoreConst k = cvtm_score_const (method, tw, th, templ->sum,
-      templ->sumsq, templ->flat);
-
 #ifdef HAVE_AVX2_PATH
-  const int avx2 = __builtin_cpu_supports ("avx2");
+  return __builtin_cpu_supports ("avx2");
+#else
+  return 0;
+#endif
+}
+
+int
+cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
+    const CvTmScoreConst * kp, float *map)
+{
+  const CvPlane lum = *lum_;
+  const CvTmScoreConst k = *kp;
+  const int w = lum.width;
+  const int tw = templ->plane.width, th = templ->plane.height;
+  const int rw = w - tw + 1, rh = lum.height - th + 1;
+  int status = CV_OK;
+#ifdef HAVE_AVX2_PATH
+  const int avx2 = cpu_has_avx2 ();
 #endif
 
-  map = malloc ((size_t) rw * rh * sizeof (float));
-  if (!map) {
-    free (lbuf);
-    return CV_ERROR_NO_MEMORY;
-  }
-
-  /* ---- scores ---- */
 #pragma omp parallel
   {
     uint32_t *acc = malloc ((size_t) rw * sizeof (uint32_t));
@@ -362,7 +379,124 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
     free (cs);
     free (cq);
   }
+  return status;
+}
+
+static int
+path_from_env (void)
+{
+  const char *e = getenv ("CUDAVISION_TM_PATH");
+  if (e && !strcmp (e, "direct"))
+    return CV_TM_CPU_PATH_DIRECT;
+  if (e && !strcmp (e, "fft"))
+    return CV_TM_CPU_PATH_FFT;
+  return 0;
+}
+
+/* Direct or FFT correlation for these sizes (and the FFT tile size): the
+ * cheaper by the cost model, unless forced; direct where the FFT path
+ * cannot be used. */
+static void
+choose_path (CvTmCpuWorkspace * ws, int w, int h, int tw, int th)
+{
+  const int avx2 = cpu_has_avx2 ();
+  double fft, direct;
+
+  if (ws->path && ws->w == w && ws->h == h && ws->tw == tw && ws->th == th
+      && ws->avx2 == avx2)
+    return;
+  ws->w = w;
+  ws->h = h;
+  ws->tw = tw;
+  ws->th = th;
+  ws->avx2 = avx2;
+  ws->path = CV_TM_CPU_PATH_DIRECT;
+  if (ws->path_env == CV_TM_CPU_PATH_DIRECT)
+    return;
+  fft = cvtm_fft_cost (w, h, tw, th, &ws->dw, &ws->dh);
+  if (fft < 0)
+    return;
+  direct = (double) (w - tw + 1) * (double) (h - th + 1) * tw * th *
+      (avx2 ? DIRECT_S_PER_MAC_AVX2 : DIRECT_S_PER_MAC);
+  if (ws->path_env == CV_TM_CPU_PATH_FFT || fft < direct)
+    ws->path = CV_TM_CPU_PATH_FFT;
+}
+
+void
+cv_template_match_cpu_free (void *workspace)
+{
+  CvTmCpuWorkspace *ws = workspace;
+
+  if (!ws)
+    return;
+  cvtm_fft_free (ws->fft);
+  free (ws);
+}
+
+int
+cv_template_match_cpu_path (const void *workspace)
+{
+  const CvTmCpuWorkspace *ws = workspace;
+
+  return ws ? ws->last_path : CV_TM_CPU_PATH_NONE;
+}
+
+int
+cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
+    const CvTemplate * templ, const CvTemplateMatchParams * params,
+    CvPlane * score_map, CvTemplateMatchResult * result, void **workspace)
+{
+  int status = check_args (src, layout, templ, params, score_map, result);
+  CvTmCpuWorkspace local, *ws;
+  CvPlane lum;
+  uint8_t *lbuf;
+  float *map;
+
+  if (status != CV_OK)
+    return status;
+  result->count = 0;
+  if (workspace) {
+    if (!*workspace) {
+      *workspace = calloc (1, sizeof (CvTmCpuWorkspace));
+      if (!*workspace)
+        return CV_ERROR_NO_MEMORY;
+      ((CvTmCpuWorkspace *) * workspace)->path_env = path_from_env ();
+    }
+    ws = *workspace;
+  } else {
+    memset (&local, 0, sizeof (local));
+    local.path_env = path_from_env ();
+    ws = &local;
+  }
+  status = get_luma (src, layout, &lum, &lbuf);
+  if (status != CV_OK)
+    return status;
+
+  const int w = lum.width, h = lum.height;
+  const int tw = templ->plane.width, th = templ->plane.height;
+  const int rw = w - tw + 1, rh = h - th + 1;
+  const int method = params->method;
+  const CvTmScoreConst k = cvtm_score_const (method, tw, th, templ->sum,
+      templ->sumsq, templ->flat);
+
+  map = malloc ((size_t) rw * rh * sizeof (float));
+  if (!map) {
+    free (lbuf);
+    if (ws == &local)
+      cvtm_fft_free (local.fft);
+    return CV_ERROR_NO_MEMORY;
+  }
+
+  /* ---- scores ---- */
+  choose_path (ws, w, h, tw, th);
+  if (ws->path == CV_TM_CPU_PATH_FFT)
+    status = cvtm_fft_scores (&ws->fft, &lum, templ, &k, map, ws->dw, ws->dh);
+  else
+    status = cvtm_direct_scores (&lum, templ, &k, map);
+  ws->last_path = ws->path;
   free (lbuf);
+  if (ws == &local)
+    cvtm_fft_free (local.fft);
   if (status != CV_OK) {
     free (map);
     return status;

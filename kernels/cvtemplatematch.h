@@ -136,16 +136,45 @@ int cv_template_stats (CvTemplate * t);
  *           overlap. The search stops at max_matches, when no window is
  *           left, or when the best remaining score is worse than
  *           threshold.
- * Complexity: direct correlation, O(W H tw th) multiply-adds (exact
- * integer arithmetic; on the GPU with __dp4a or 8-bit tensor cores, see
- * docs/cudatemplatematch.md); window sums by sliding column sums (CPU) or
- * integral images (GPU), O(W H).
+ *   workspace: NULL, or the address of the caller's workspace pointer
+ *           (NULL at first; the CPU version keeps its FFT plans and the
+ *           template's spectrum there, see below; free it with
+ *           cv_template_match_cpu_free ()). One workspace must not be used
+ *           by two calls at the same time. With workspace NULL nothing is
+ *           kept between calls.
+ * Complexity: the correlation C, exact integers, either directly,
+ * O(W H tw th) multiply-adds (on the GPU with __dp4a or 8-bit tensor cores,
+ * see docs/cudatemplatematch.md), or (CPU version, built with FFTW3) by
+ * double-precision real FFTs over overlapping tiles, O(W H log (tile
+ * area)), each value rounded to the nearest integer, which is the exact
+ * sum because the FFT's error bound, checked for the tile size, is below
+ * 0.5 (see cpu-fallback/templatematch-fft.c; the direct path is used
+ * where it is not). The CPU version chooses by a cost model measured on
+ * x86-64 (docs/cudatemplatematch.md); the environment variable
+ * CUDAVISION_TM_PATH=direct or =fft, read when the workspace is created
+ * (every call without a workspace), forces one (fft: where FFTW is built
+ * in and the bound holds). Window sums by sliding column sums (CPU) or
+ * integral images (GPU), O(W H). Scores are the same on every path.
  * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL pointers, template empty
  * or larger than the frame, bad method or max_matches) or
  * CV_ERROR_NO_MEMORY. */
 int cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, const CvTemplateMatchParams * params,
-    CvPlane * score_map, CvTemplateMatchResult * result);
+    CvPlane * score_map, CvTemplateMatchResult * result, void **workspace);
+
+/* Free a workspace of cv_template_match_cpu () (NULL is fine). */
+void cv_template_match_cpu_free (void *workspace);
+
+/* The correlation used by the last cv_template_match_cpu () call with this
+ * workspace (for tests and benchmarks). */
+typedef enum
+{
+  CV_TM_CPU_PATH_NONE = 0,      /* no call yet */
+  CV_TM_CPU_PATH_DIRECT = 1,
+  CV_TM_CPU_PATH_FFT = 2,
+} CvTemplateMatchCpuPath;
+
+int cv_template_match_cpu_path (const void *workspace);
 
 /* Same on the GPU: src and score_map are device planes, templ->plane.data
  * is host memory (uploaded to the workspace when templ->id changes),

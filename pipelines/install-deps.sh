@@ -7,7 +7,7 @@
 set -euo pipefail
 check=0
 [ "${1:-}" = --check ] && check=1
-pkgs="meson ninja-build pkg-config gcc libc6-dev
+pkgs="meson ninja-build pkg-config gcc libc6-dev libfftw3-dev
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 gstreamer1.0-plugins-bad gstreamer1.0-libav

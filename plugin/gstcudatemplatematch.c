@@ -114,6 +114,7 @@ typedef struct
   CvTemplateMatchResult *result;        /* pinned (CUDA) or malloc (CPU) */
   gboolean pinned;
   void *ws;                     /* CUDA workspace */
+  void *cpu_ws;                 /* CPU workspace (FFT plans, spectrum) */
   TmTemplate *tmpl;             /* template of the frame in this slot */
   gboolean matched;             /* result holds this frame's matches */
 } TmScratch;
@@ -571,7 +572,7 @@ gst_cuda_template_match_process_cpu (GstCudaVisionBase * base,
   if (!sc->result)
     sc->result = g_new0 (CvTemplateMatchResult, 1);
   status = cv_template_match_cpu (&frame->in[0], self->layout, &sc->tmpl->cv,
-      &p->cv, p->cv.score_map ? &frame->out[0] : NULL, sc->result);
+      &p->cv, p->cv.score_map ? &frame->out[0] : NULL, sc->result, &sc->cpu_ws);
   sc->matched = status == CV_OK;
   return status;
 }
@@ -627,6 +628,7 @@ gst_cuda_template_match_free_scratch (GstCudaVisionBase * base,
 #else
   g_free (sc->result);
 #endif
+  cv_template_match_cpu_free (sc->cpu_ws);
   tm_template_unref (sc->tmpl);
   g_free (sc);
 }

@@ -1,11 +1,14 @@
 /* cudatemplatematch: scores and locations against an independent
  * double-precision reference, template sizes 1x1 .. frame, formats, real
  * frames, NMS and threshold, messages and metas, bad input, template
- * changes while playing, score map, GPU == CPU.
+ * changes while playing, score map, GPU == CPU, and the CPU's two
+ * correlation paths (direct, FFT) through the C ABI.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "cvtest.h"
+#include "cvtemplatematch.h"
+#include "templatematch-paths.h"
 
 #include <math.h>
 #include <string.h>
@@ -1264,6 +1267,364 @@ GST_START_TEST (test_gpu_equals_cpu)
 
 GST_END_TEST;
 
+/* ---- the CPU's correlation paths (C ABI) ---- */
+
+#ifdef CVTM_TEST_HAVE_FFTW
+#define FFT_PATH CV_TM_CPU_PATH_FFT
+#else
+#define FFT_PATH CV_TM_CPU_PATH_DIRECT  /* built without FFTW */
+#endif
+
+/* cv_template_match_cpu with 4 matches (no threshold; every window's
+ * score is compared in test_cpu_paths_exact, and each search round is a
+ * parallel pass that is slow on an overloaded CI machine) and a GRAY16
+ * score map; a new workspace (*ws NULL) is made with CUDAVISION_TM_PATH =
+ * path, and the path taken is checked. */
+static void
+cpu_match (const gchar * path, const CvPlane * src, CvLumaLayout layout,
+    const CvTemplate * t, int method, guint16 * map16,
+    CvTemplateMatchResult * r, void **ws)
+{
+  CvTemplateMatchParams p = { method, 4, -1, 16 };
+  CvPlane mp = { (guint8 *) map16, (size_t) src->width * 2, src->width,
+    src->height
+  };
+  gchar *old = g_strdup (g_getenv ("CUDAVISION_TM_PATH"));
+
+  fail_unless (g_setenv ("CUDAVISION_TM_PATH", path, TRUE));
+  fail_unless_equals_int (cv_template_match_cpu (src, layout, t, &p, &mp, r,
+          ws), CV_OK);
+  if (old)
+    g_setenv ("CUDAVISION_TM_PATH", old, TRUE);
+  else
+    g_unsetenv ("CUDAVISION_TM_PATH");
+  g_free (old);
+  fail_unless_equals_int (cv_template_match_cpu_path (*ws),
+      g_str_equal (path, "fft") ? FFT_PATH : CV_TM_CPU_PATH_DIRECT);
+}
+
+/* Direct and FFT results equal: the same matches with bit-identical
+ * scores and the same score map. */
+static void
+check_same (const gchar * what, const CvTemplateMatchResult * a,
+    const guint16 * ma, const CvTemplateMatchResult * b, const guint16 * mb,
+    int w, int h)
+{
+  int i;
+
+  fail_unless_equals_int (a->count, b->count);
+  for (i = 0; i < a->count; i++)
+    fail_unless (a->match[i].x == b->match[i].x
+        && a->match[i].y == b->match[i].y
+        && memcmp (&a->match[i].score, &b->match[i].score,
+            sizeof (double)) == 0,
+        "%s: match %d direct (%d,%d) %.9g, fft (%d,%d) %.9g", what, i,
+        a->match[i].x, a->match[i].y, a->match[i].score, b->match[i].x,
+        b->match[i].y, b->match[i].score);
+  fail_unless (memcmp (ma, mb, (size_t) w * h * 2) == 0,
+      "%s: score maps differ", what);
+}
+
+/* Every reported match against the reference score of its window; for
+ * sqdiff the score is the exact integer sum stored as float, so the
+ * comparison is exact (an FFT value rounded to a wrong integer would
+ * show). */
+static void
+check_matches_ref (const gchar * what, const CvTemplateMatchResult * r,
+    const double *img, int w, const double *t, int tw, int th, int method)
+{
+  int i;
+
+  fail_unless (r->count >= 1, "%s: no match", what);
+  for (i = 0; i < r->count; i++) {
+    double ref = ref_score (img, w, t, tw, th, r->match[i].x,
+        r->match[i].y, method);
+    if (method == SQDIFF)
+      fail_unless (r->match[i].score == (double) (float) ref,
+          "%s: match %d at (%d,%d) %.9g, exact %.9g", what, i, r->match[i].x,
+          r->match[i].y, r->match[i].score, ref);
+    else
+      fail_unless (score_close (method, r->match[i].score, ref),
+          "%s: match %d at (%d,%d) %.9g, reference %.9g", what, i,
+          r->match[i].x, r->match[i].y, r->match[i].score, ref);
+  }
+}
+
+/* An 8-bit frame w x h with bpp bytes per pixel and padded rows: random,
+ * or (saturated) half of the pixels 255, to push the sums (and the FFT's
+ * error) up; and its luma as doubles (BT.601 for bpp 4, channels r g b). */
+static guint8 *
+cpu_frame (int w, int h, int bpp, gboolean saturated, GRand * rand,
+    CvPlane * pl, double **luma)
+{
+  size_t stride = (size_t) w * bpp + 13;
+  guint8 *d = g_malloc (stride * h);
+  double *l = g_new (double, (gsize) w * h);
+  int x, y, c;
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < (int) stride; x++)
+      d[(size_t) y * stride + x] = saturated && g_rand_boolean (rand) ? 255 :
+          g_rand_int_range (rand, 0, 256);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      const guint8 *p = d + (size_t) y * stride + (size_t) x * bpp;
+      if (bpp == 1) {
+        l[(size_t) y * w + x] = p[0];
+      } else {
+        int v = 0;
+        for (c = 0; c < 3; c++)
+          v += (c == 0 ? 77 : c == 1 ? 150 : 29) * p[c];
+        l[(size_t) y * w + x] = (v + 128) / 256;
+      }
+    }
+  pl->data = d;
+  pl->stride = stride;
+  pl->width = w;
+  pl->height = h;
+  *luma = l;
+  return d;
+}
+
+/* A GRAY8 template from doubles (0..255) with its statistics. */
+static guint8 *
+cpu_template (const double *t, int tw, int th, guint64 id, CvTemplate * ct)
+{
+  guint8 *d = g_malloc ((gsize) tw * th);
+  int i;
+
+  for (i = 0; i < tw * th; i++)
+    d[i] = (guint8) t[i];
+  memset (ct, 0, sizeof (*ct));
+  ct->plane.data = d;
+  ct->plane.stride = tw;
+  ct->plane.width = tw;
+  ct->plane.height = th;
+  ct->id = id;
+  fail_unless_equals_int (cv_template_stats (ct), CV_OK);
+  return d;
+}
+
+/* The CPU's direct and FFT correlations (forced with CUDAVISION_TM_PATH)
+ * on the same inputs give the same matches with bit-identical scores and
+ * the same score map, and the matches agree with the reference: frames of
+ * several FFT tiles whose size is no multiple of the tile's block of
+ * windows, template == frame, 1-pixel-wide / -high templates, the issue's
+ * 64x64 and 200x150, an RGBx frame through the luma, saturated frames. */
+GST_START_TEST (test_cpu_paths)
+{
+  static const int cases[][5] = {
+    /* w, h, tw, th, bpp */
+    {700, 530, 48, 40, 1}, {96, 80, 96, 80, 1}, {333, 251, 200, 150, 4},
+    {301, 97, 17, 16, 1}, {250, 64, 120, 1, 1}, {90, 260, 1, 70, 1},
+    {1000, 330, 64, 64, 1}, {211, 183, 210, 183, 4},
+  };
+  guint c;
+  int method;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const int w = cases[c][0], h = cases[c][1], tw = cases[c][2],
+        th = cases[c][3], bpp = cases[c][4];
+    CvLumaLayout layout = { bpp, bpp == 1 ? -1 : 0, bpp == 1 ? -1 : 1,
+      bpp == 1 ? -1 : 2
+    };
+    GRand *rand = g_rand_new_with_seed (3000 + c);
+    CvPlane src;
+    double *img, *t;
+    guint8 *fdata = cpu_frame (w, h, bpp, c % 2, rand, &src, &img);
+    guint8 *tdata;
+    CvTemplate ct;
+
+    t = make_template (img, w, tw, th, c % 3 ? (w - tw) / 2 : -1,
+        c % 3 ? (h - th) / 3 : -1, rand);
+    tdata = cpu_template (t, tw, th, 7 + c, &ct);
+    for (method = 0; method < 4; method++) {
+      CvTemplateMatchResult rd, rf;
+      guint16 *md = g_new (guint16, (gsize) w * h);
+      guint16 *mf = g_new (guint16, (gsize) w * h);
+      void *wd = NULL, *wf = NULL;
+      gchar *what = g_strdup_printf ("%dx%d (%d bpp) template %dx%d %s", w, h,
+          bpp, tw, th, method_names[method]);
+
+      cpu_match ("direct", &src, layout, &ct, method, md, &rd, &wd);
+      cpu_match ("fft", &src, layout, &ct, method, mf, &rf, &wf);
+      check_same (what, &rd, md, &rf, mf, w, h);
+      check_matches_ref (what, &rf, img, w, t, tw, th, method);
+      if (tw == w && th == h)
+        fail_unless (rf.count == 1 && rf.match[0].x == 0 && rf.match[0].y == 0);
+      /* again with the kept plans and spectrum */
+      cpu_match ("fft", &src, layout, &ct, method, mf, &rf, &wf);
+      check_same (what, &rd, md, &rf, mf, w, h);
+      cv_template_match_cpu_free (wd);
+      cv_template_match_cpu_free (wf);
+      g_free (what);
+      g_free (md);
+      g_free (mf);
+    }
+    g_free (tdata);
+    g_free (t);
+    g_free (img);
+    g_free (fdata);
+    g_rand_free (rand);
+  }
+}
+
+GST_END_TEST;
+
+/* The score of every window, from both CPU paths (their internal entry
+ * points), bit for bit against the exact sums C, S, Q of the definition
+ * (plain 64-bit integer loops here) through the shared score formula: any
+ * FFT value rounded to a wrong integer shows. FFT tiles of the cost
+ * model's size and small forced ones (many tiles, partial last ones),
+ * saturated frames (large sums), template == frame. */
+GST_START_TEST (test_cpu_paths_exact)
+{
+  static const int cases[][6] = {
+    /* w, h, tw, th, forced tile dw, dh */
+    {400, 300, 48, 40, 75, 64}, {96, 80, 96, 80, 100, 81},
+    {260, 190, 200, 150, 243, 160}, {300, 200, 64, 64, 128, 90},
+    {250, 64, 120, 1, 125, 5}, {90, 260, 1, 70, 2, 81},
+  };
+  guint c;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const int w = cases[c][0], h = cases[c][1], tw = cases[c][2],
+        th = cases[c][3], rw = w - tw + 1, rh = h - th + 1;
+    const size_t nwin = (size_t) rw * rh;
+    GRand *rand = g_rand_new_with_seed (5000 + c);
+    CvPlane lum;
+    double *img, *t;
+    guint8 *fdata = cpu_frame (w, h, 1, c % 2 == 0, rand, &lum, &img);
+    guint8 *tdata;
+    CvTemplate ct;
+    gint64 *rc = g_new (gint64, nwin), *rs = g_new (gint64, nwin),
+        *rq = g_new (gint64, nwin);
+    float *md = g_new (float, nwin), *mf = g_new (float, nwin);
+    size_t i;
+    int x, y, method, tile, dw = 0, dh = 0;
+
+    t = make_template (img, w, tw, th, c % 3 ? (w - tw) / 2 : -1,
+        (h - th) / 3, rand);
+    if (c % 2 == 0)             /* saturated template too */
+      for (i = 0; i < (size_t) tw * th; i += 2)
+        t[i] = 255;
+    tdata = cpu_template (t, tw, th, 0, &ct);
+    /* the definition, in integers */
+    for (y = 0; y < rh; y++)
+      for (x = 0; x < rw; x++) {
+        gint64 sc = 0, ss = 0, sq = 0;
+        int i2, j;
+        for (j = 0; j < th; j++) {
+          const guint8 *p = lum.data + (size_t) (y + j) * lum.stride + x;
+          const guint8 *tp = tdata + (size_t) j * tw;
+          for (i2 = 0; i2 < tw; i2++) {
+            sc += (gint64) tp[i2] * p[i2];
+            ss += p[i2];
+            sq += (gint64) p[i2] * p[i2];
+          }
+        }
+        rc[(size_t) y * rw + x] = sc;
+        rs[(size_t) y * rw + x] = ss;
+        rq[(size_t) y * rw + x] = sq;
+      }
+#ifdef CVTM_TEST_HAVE_FFTW
+    fail_unless (cvtm_fft_cost (w, h, tw, th, &dw, &dh) >= 0);
+#endif
+    for (method = 0; method < 4; method++) {
+      CvTmScoreConst k = cvtm_score_const (method, tw, th, ct.sum, ct.sumsq,
+          ct.flat);
+      fail_unless_equals_int (cvtm_direct_scores (&lum, &ct, &k, md), CV_OK);
+      for (tile = 0; tile < 2; tile++) {
+#ifdef CVTM_TEST_HAVE_FFTW
+        CvTmFft *f = NULL;
+        fail_unless_equals_int (cvtm_fft_scores (&f, &lum, &ct, &k, mf,
+                tile ? cases[c][4] : dw, tile ? cases[c][5] : dh), CV_OK);
+        cvtm_fft_free (f);
+#else
+        memcpy (mf, md, nwin * sizeof (float));
+#endif
+        for (i = 0; i < nwin; i++) {
+          float r = cvtm_score (&k, rc[i], rs[i], rq[i]);
+          fail_unless (memcmp (&r, &md[i], sizeof r) == 0
+              && memcmp (&r, &mf[i], sizeof r) == 0,
+              "%dx%d template %dx%d %s, tile %dx%d: window (%d,%d) exact "
+              "%.9g (C %" G_GINT64_FORMAT "), direct %.9g, fft %.9g", w, h,
+              tw, th, method_names[method], tile ? cases[c][4] : dw,
+              tile ? cases[c][5] : dh, (int) (i % rw), (int) (i / rw), r,
+              rc[i], md[i], mf[i]);
+        }
+      }
+    }
+    g_free (rc);
+    g_free (rs);
+    g_free (rq);
+    g_free (md);
+    g_free (mf);
+    g_free (tdata);
+    g_free (t);
+    g_free (img);
+    g_free (fdata);
+    g_rand_free (rand);
+  }
+}
+
+GST_END_TEST;
+
+/* One FFT workspace through template changes: the kept spectrum is
+ * replaced when the template's id changes and recomputed every call with
+ * id 0, and a template of another size changes the tile size; each result
+ * equals the direct path's. */
+GST_START_TEST (test_cpu_fft_workspace)
+{
+  static const int tsz[][3] = {
+    /* tw, th, id */
+    {40, 30, 1}, {40, 30, 2}, {40, 30, 1}, {40, 30, 0}, {40, 30, 0},
+    {90, 70, 3}, {40, 30, 1},
+  };
+  const int w = 420, h = 300;
+  CvLumaLayout layout = { 1, -1, -1, -1 };
+  GRand *rand = g_rand_new_with_seed (4000);
+  CvPlane src;
+  double *img;
+  guint8 *fdata = cpu_frame (w, h, 1, FALSE, rand, &src, &img);
+  guint16 *md = g_new (guint16, (gsize) w * h);
+  guint16 *mf = g_new (guint16, (gsize) w * h);
+  void *wf = NULL;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (tsz); i++) {
+    const int tw = tsz[i][0], th = tsz[i][1];
+    /* distinct contents per id (0: a new random template every call) */
+    GRand *tr =
+        g_rand_new_with_seed (tsz[i][2] ? 50 + (guint) tsz[i][2] : 90 + i);
+    double *t = make_template (img, w, tw, th, -1, -1, tr);
+    CvTemplate ct;
+    guint8 *tdata = cpu_template (t, tw, th, tsz[i][2], &ct);
+    CvTemplateMatchResult rd, rf;
+    void *wd = NULL;
+    gchar *what = g_strdup_printf ("step %u: template %dx%d id %d", i, tw, th,
+        tsz[i][2]);
+
+    cpu_match ("direct", &src, layout, &ct, SQDIFF, md, &rd, &wd);
+    cpu_match ("fft", &src, layout, &ct, SQDIFF, mf, &rf, &wf);
+    check_same (what, &rd, md, &rf, mf, w, h);
+    check_matches_ref (what, &rf, img, w, t, tw, th, SQDIFF);
+    cv_template_match_cpu_free (wd);
+    g_free (what);
+    g_free (tdata);
+    g_free (t);
+    g_rand_free (tr);
+  }
+  cv_template_match_cpu_free (wf);
+  g_free (md);
+  g_free (mf);
+  g_free (img);
+  g_free (fdata);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* The seed's largest case on the GPU: 8140x9925 with a 3x3 template, the
  * GPU against the CPU. */
 GST_START_TEST (test_gpu_huge_frame)
@@ -1277,7 +1638,10 @@ GST_END_TEST;
 /* Both correlation paths of the GPU (CUDAVISION_TM_PATH, read when the
  * element's GPU workspace is made), forced for every template size, against
  * the CPU: the __dp4a direct path and the 8-bit tensor-core path (on
- * devices without sm_80 code the gemm override falls back to direct).
+ * devices without sm_80 code the gemm override falls back to direct); the
+ * CPU's own path follows the same variable (direct: direct; gemm: its
+ * automatic choice), and a third round forces the CPU's FFT path with the
+ * GPU on its automatic choice.
  * Sizes around the automatic switch (16x16), the kernels' chunk edges
  * (dp4a: 64 columns x 16 rows; gemm: 64 x 64, k-steps of 32), frame
  * widths that are no multiple of 4, template == frame, 1x1, and templates
@@ -1291,7 +1655,8 @@ GST_START_TEST (test_gpu_paths)
     {230, 170, 200, 150}, {237, 181, 200, 170}, {301, 229, 300, 220},
     {1921, 1081, 64, 64}, {403, 77, 4, 40}, {403, 77, 130, 5},
   };
-  static const char *paths[] = { "direct", "gemm" };
+  /* "fft": the GPU's automatic choice against the CPU's FFT path */
+  static const char *paths[] = { "direct", "gemm", "fft" };
   guint s, p;
   int method;
 
@@ -1345,6 +1710,13 @@ templatematch_suite (void)
   tcase_add_test (tc, test_failing_change_while_playing);
   tcase_add_test (tc, test_display);
   tcase_add_test (tc, test_score_map);
+  /* the CPU path tests force their paths: once, not again in the run
+   * with CUDAVISION_TM_PATH=fft */
+  if (!cvtest_backend_is_cuda () && !g_getenv ("CUDAVISION_TM_PATH")) {
+    tcase_add_test (tc, test_cpu_paths);
+    tcase_add_test (tc, test_cpu_paths_exact);
+    tcase_add_test (tc, test_cpu_fft_workspace);
+  }
   if (cvtest_backend_is_cuda ()) {
     tcase_add_test (tc, test_gpu_equals_cpu);
     tcase_add_test (tc, test_gpu_huge_frame);
