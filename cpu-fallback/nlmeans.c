@@ -220,8 +220,10 @@ static inline __attribute__((always_inline))
   }
 }
 
-/* x86-64: a Haswell (AVX2 + FMA) clone chosen at load time where the CPU
- * has it (the loops above vectorize 8 wide); the generic SSE2 one else. */
+/* x86-64: an AVX2 clone chosen at load time where the CPU has AVX2 (the
+ * loops above vectorize 8 wide; no FMA: -ffp-contract=off), the generic
+ * SSE2 one else. ("arch=haswell" would be dispatched on the CPU model, and
+ * never chosen on AMD CPUs.) */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) \
     && defined(__has_attribute)
 #if __has_attribute(target_clones)
@@ -241,15 +243,16 @@ static inline __attribute__((always_inline))
       tile_offset (c, b, tx0, ty0, th, dx, dy, R, CH, UNI); \
   }
 
-#define TILE_RADII(CH, UNI) \
-  switch (c->r) { \
-    case 0: TILE_OFFSETS (0, CH, UNI); break; \
-    case 1: TILE_OFFSETS (1, CH, UNI); break; \
-    case 2: TILE_OFFSETS (2, CH, UNI); break; \
-    case 3: TILE_OFFSETS (3, CH, UNI); break; \
-    case 4: TILE_OFFSETS (4, CH, UNI); break; \
-    default: TILE_OFFSETS (5, CH, UNI); break; \
-  }
+#define TILE_RADII(CH, UNI) do { \
+    switch (c->r) { \
+      case 0: TILE_OFFSETS (0, CH, UNI); break; \
+      case 1: TILE_OFFSETS (1, CH, UNI); break; \
+      case 2: TILE_OFFSETS (2, CH, UNI); break; \
+      case 3: TILE_OFFSETS (3, CH, UNI); break; \
+      case 4: TILE_OFFSETS (4, CH, UNI); break; \
+      default: TILE_OFFSETS (5, CH, UNI); break; \
+    } \
+  } while (0)
 
 NLM_CLONES static void
 tile_run (const Ctx * c, Bufs * b, const CvPlane * src, CvLumaLayout l,
@@ -262,13 +265,13 @@ tile_run (const Ctx * c, Bufs * b, const CvPlane * src, CvLumaLayout l,
 
   memset (b->acc, 0, sizeof (float) * (1 + c->ch) * TILE_H * TILE_W);
   if (c->ch == 1 && c->uniform)
-    TILE_RADII (1, 1)
+    TILE_RADII (1, 1);
   else if (c->ch == 1)
-    TILE_RADII (1, 0)
+    TILE_RADII (1, 0);
   else if (c->uniform)
-    TILE_RADII (3, 1)
+    TILE_RADII (3, 1);
   else
-    TILE_RADII (3, 0)
+    TILE_RADII (3, 0);
 
   for (y = 0; y < th; y++) {
     const float *sw = b->acc + (size_t) y * TILE_W;
@@ -298,6 +301,7 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   Ctx c;
   float *pad;
   int ntx, nty, ph, status = CV_OK, ch_i;
+  size_t plane, row0;
   const int off[3] = { layout.r, layout.g, layout.b };
 
   if (!src || !dst || !params || !src->data || !dst->data || src->width < 1
@@ -332,12 +336,13 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   nty = (c.h + TILE_H - 1) / TILE_H;
   c.pw = ntx * TILE_W + 2 * MARGIN_X;
   ph = c.h + 2 * MARGIN_Y;
-  pad = malloc (sizeof (float) * c.ch * (size_t) c.pw * ph);
+  plane = (size_t) c.pw * ph;
+  row0 = (size_t) c.pw * MARGIN_Y + MARGIN_X;
+  pad = malloc (sizeof (float) * c.ch * plane);
   if (!pad)
     return CV_ERROR_NO_MEMORY;
   for (ch_i = 0; ch_i < c.ch; ch_i++)
-    c.pad[ch_i] = pad + (size_t) ch_i *c.pw * ph + (size_t) MARGIN_Y *c.pw +
-        MARGIN_X;
+    c.pad[ch_i] = pad + plane * ch_i + row0;
 #pragma omp parallel for schedule(static)
   for (int py = -MARGIN_Y; py < c.h + MARGIN_Y; py++) {
     const uint8_t *row = src->data + (size_t) mirror (py, c.h) * src->stride;
