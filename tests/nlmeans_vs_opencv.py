@@ -6,11 +6,13 @@
 # Usage (from the build tree, /usr/bin/python3 has cv2 and gi):
 #   GST_PLUGIN_PATH=build/plugin /usr/bin/python3 tests/nlmeans_vs_opencv.py \
 #       [--backend cpu|cuda] [--images fruits.jpg,baboon.jpg] [--crop 256]
-#       [--sigmas 15,25] [--bench]
+#       [--sigmas 15,25] [--bench [--runs N] [--bench-filter TEXT]]
+#       [--no-quality]
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 import argparse
 import os
+import resource
 import time
 
 import cv2
@@ -87,15 +89,23 @@ def main():
     ap.add_argument("--sigmas", default="15,25")
     ap.add_argument("--bench", action="store_true",
                     help="time 1080p GRAY8 and BGR (and 256x256 whole frame)")
+    ap.add_argument("--runs", type=int, default=3,
+                    help="--bench: interleaved runs per case (best kept)")
+    ap.add_argument("--bench-filter", default="",
+                    help="--bench: only the cases whose name contains this")
+    ap.add_argument("--no-quality", action="store_true",
+                    help="skip the PSNR comparison")
     args = ap.parse_args()
     Gst.init(None)
     dn = Denoiser(args.backend)
 
+    if args.no_quality:
+        args.images = ""
     print("patch %d, search %d, Gaussian noise seed 1" % (PATCH, SEARCH))
     print("%-14s %5s %7s | %-24s | %-24s | %-24s | %s" % (
         "image", "sigma", "noisy", "OpenCV best h: PSNR gain",
         "ours ps=5/3 s=0 best h", "ours ps=5/3 s=sigma best h", "ok"))
-    for name in args.images.split(","):
+    for name in filter(None, args.images.split(",")):
         clean = cv2.imread(os.path.join(MEDIA, name), cv2.IMREAD_GRAYSCALE)
         if args.crop:
             y0 = (clean.shape[0] - args.crop) // 2
@@ -134,41 +144,56 @@ def main():
         small = gray[:256, :256].copy()
         cv2.setNumThreads(os.cpu_count())
 
-        def best2(f, g, n=3):
+        def cpu_s():
+            r = resource.getrusage(resource.RUSAGE_SELF)
+            return r.ru_utime + r.ru_stime
+
+        def timed(fn):
+            # (CPU time of the process, all threads; wall time) of one call
+            def run():
+                c0, t0 = cpu_s(), time.perf_counter()
+                fn()
+                return cpu_s() - c0, time.perf_counter() - t0
+            return run
+
+        def best(f, g, n=args.runs):
             # interleaved, best of n each: the cores may be shared
             a, b = [], []
             for _ in range(n):
                 a.append(f())
                 b.append(g())
-            return min(a), min(b)
+            return ([min(x[i] for x in a) for i in (0, 1)],
+                    [min(x[i] for x in b) for i in (0, 1)])
 
-        def t_cv(fn):
-            def run():
-                t0 = time.perf_counter()
-                fn()
-                return time.perf_counter() - t0
-            return run
+        cvg = cv2.fastNlMeansDenoising
+        cvc = cv2.fastNlMeansDenoisingColored
         rows = [
-            ("1080p GRAY8 p7 s21", lambda: dn.run(gray, h=20.0)[1],
-             t_cv(lambda: cv2.fastNlMeansDenoising(gray, None, 20, 7, 21))),
-            ("1080p GRAY8 p7 s21 ps0", lambda: dn.run(
-                gray, h=20.0, patch_sigma=0.0)[1],
-             t_cv(lambda: cv2.fastNlMeansDenoising(gray, None, 20, 7, 21))),
-            ("1080p BGR p7 s21", lambda: dn.run(big, h=20.0)[1],
-             t_cv(lambda: cv2.fastNlMeansDenoisingColored(
-                 big, None, 20, 20, 7, 21))),
-            ("256x256 GRAY8 p7 whole", lambda: dn.run(
-                small, h=20.0, search_window=0)[1],
-             t_cv(lambda: cv2.fastNlMeansDenoising(small, None, 20, 7, 511))),
+            ("1080p GRAY8 p7 s21", timed(lambda: dn.run(gray, h=20.0)),
+             timed(lambda: cvg(gray, None, 20, 7, 21))),
+            ("1080p GRAY8 p7 s21 ps0", timed(lambda: dn.run(
+                gray, h=20.0, patch_sigma=0.0)),
+             timed(lambda: cvg(gray, None, 20, 7, 21))),
+            ("1080p BGR p7 s21", timed(lambda: dn.run(big, h=20.0)),
+             timed(lambda: cvc(big, None, 20, 20, 7, 21))),
+            ("1080p BGR p7 s21 ps0", timed(lambda: dn.run(
+                big, h=20.0, patch_sigma=0.0)),
+             timed(lambda: cvc(big, None, 20, 20, 7, 21))),
+            ("256x256 GRAY8 p7 whole", timed(lambda: dn.run(
+                small, h=20.0, search_window=0)),
+             timed(lambda: cvg(small, None, 20, 7, 511))),
         ]
         _ = rng
-        print("\n%-26s %12s %12s %7s" % ("case (%s)" % args.backend,
-                                          "ours ms", "OpenCV ms", "ratio"))
+        print("\nbest of %d interleaved runs; CPU = user + system time of "
+              "all threads" % args.runs)
+        print("%-26s %10s %10s %10s %10s %7s" % (
+            "case (%s)" % args.backend, "ours CPU s", "ours wall",
+            "OpenCV CPU", "OCV wall", "CPU x"))
         for name, ours, theirs in rows:
-            a, b = best2(ours, theirs)
-            a, b = a * 1e3, b * 1e3
-            print("%-26s %12.1f %12.1f %7.2f" % (name, a, b, a / b))
-
+            if args.bench_filter and args.bench_filter not in name:
+                continue
+            a, b = best(ours, theirs)
+            print("%-26s %10.2f %10.2f %10.2f %10.2f %7.2f" % (
+                name, a[0], a[1], b[0], b[1], a[0] / b[0]))
 
 if __name__ == "__main__":
     main()
