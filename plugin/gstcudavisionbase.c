@@ -62,11 +62,11 @@ typedef struct
   gpointer scratch;
   gint64 submit_time;           /* monotonic, us */
   gdouble cpu_ms;               /* CPU path: processing time */
+  gboolean in_device;           /* in_frame / out_frame mapped as CUDA memory */
+  gboolean out_device;
 #ifdef HAVE_CUDA
   gboolean allocated;
   gboolean out_staged;
-  gboolean in_device;           /* in_frame / out_frame mapped as CUDA memory */
-  gboolean out_device;
   cudaStream_t stream;
   cudaEvent_t ev[4];            /* before upload, after upload, after kernel, done */
   CvPlane d_in[GST_VIDEO_MAX_PLANES];
@@ -226,7 +226,7 @@ plane_row_bytes (const GstVideoInfo * info, guint p)
       GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
 }
 
-static guint
+G_GNUC_UNUSED static guint
 plane_rows (const GstVideoInfo * info, guint p)
 {
   return GST_VIDEO_INFO_COMP_HEIGHT (info, plane_first_comp (info, p));
@@ -646,9 +646,9 @@ free_slots (GstCudaVisionBase * self)
   drop_pending (self);
   for (i = 0; i < GST_CUDA_VISION_MAX_DEPTH; i++) {
     Slot *s = &priv->slots[i];
+#ifdef HAVE_CUDA
     gboolean entered = FALSE;
 
-#ifdef HAVE_CUDA
     /* device scratch and slot memory belong to the element's context */
     if (priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA
         && (s->allocated || s->scratch))
@@ -882,7 +882,7 @@ ensure_cuda_context (GstCudaVisionBase * self, gint device_id)
 /* gst_buffer_pool_set_config(), accepting the adjustments a pool makes
  * (a CUDA pool raises the size to its pitched layout and returns FALSE with
  * the adjusted config, to be checked and set again) */
-static gboolean
+G_GNUC_UNUSED static gboolean
 set_pool_config (GstBufferPool * pool, GstStructure * config)
 {
   GstCaps *caps = NULL;
@@ -1076,7 +1076,7 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
   GstCudaVisionBasePrivate *priv = PRIV (self);
   GstCudaVisionBaseClass *klass = GST_CUDA_VISION_BASE_GET_CLASS (self);
   GstCudaVisionBackend want;
-  gint device_id;
+  G_GNUC_UNUSED gint device_id;
   gchar *reason = NULL;
   GstCudaVisionBackend active = GST_CUDA_VISION_BACKEND_CPU;
 
