@@ -302,7 +302,6 @@ launch (const uint8_t * src, size_t sstride, uint8_t * dst, size_t dstride,
  * only ones the next stage reads) from the in-frame ones by the border
  * rule, i.e. the border rule of the next stage's input frame. */
 
-#define NT_H 16
 #define NT_THREADS 256
 
 struct NamedChain
@@ -311,10 +310,16 @@ struct NamedChain
   int kind[CV_CONVOLVE_MAX_CHAIN];
 };
 
-template < int BPP > struct NamedGeom
+/* Tile shape: TWW words x TH rows. Tiles start on a pixel boundary (4 TWW
+ * is a multiple of BPP) and on 16 bytes (the interior path's lanes). Chains
+ * with an interior path only use tiles along the frame edges: small ones,
+ * whose blocks finish sooner; longer chains tile the whole frame with
+ * bigger tiles (less halo per output). */
+template < int BPP, bool SMALL > struct NamedGeom
 {
-  /* tiles start on a pixel boundary: 4 * TWW is a multiple of BPP */
-  static constexpr int TWW = BPP == 3 ? 60 : 64;
+  static constexpr int TWW = SMALL ? (BPP == 3 ? 36 : 32) : (BPP == 3 ? 60 :
+      64);
+  static constexpr int TH = SMALL ? 8 : 16;
 };
 
 __device__ __forceinline__ int
@@ -534,18 +539,19 @@ named_stage (int kind, const uint32_t * in, int pitch, int s, int BWW,
   }
 }
 
-template < int BPP, int NC >
+template < int BPP, int NC, bool SMALL >
 __device__ __forceinline__ void
 named_tile (const uint8_t * __restrict__ src, size_t sstride,
     uint8_t * __restrict__ dst, size_t dstride, int W, int H, int vec,
     const NamedChain & c, int tx, int ty, uint32_t * nsm)
 {
-  constexpr int TWW = NamedGeom < BPP >::TWW;
+  constexpr int TWW = NamedGeom < BPP, SMALL >::TWW;
+  constexpr int TH = NamedGeom < BPP, SMALL >::TH;
   const int R = c.n, mode = c.border;
-  const int BWW = TWW + 2 * R, BH = NT_H + 2 * R, plane = BWW * BH;
+  const int BWW = TWW + 2 * R, BH = TH + 2 * R, plane = BWW * BH;
   const int Wb = W * BPP;
   const int ob = tx * TWW * 4 - 4 * R;
-  const int oy = ty * NT_H - R;
+  const int oy = ty * TH - R;
   const int tid = threadIdx.x;
   const bool edge = ob < 0 || ob + 4 * BWW > Wb || oy < 0 || oy + BH > H;
   uint32_t *in = nsm, *out = nsm + plane;
@@ -913,7 +919,8 @@ named_chain_kernel (const uint8_t * __restrict__ src, size_t sstride,
     int tx, ty;
 
     border_tile (sp, b, tx, ty);
-    named_tile < BPP, NC > (src, sstride, dst, dstride, W, H, vec, c, tx, ty,
+    named_tile < BPP, NC, (N >= 1 && N <= FAST_MAX_N) > (src, sstride, dst,
+        dstride, W, H, vec, c, tx, ty,
         nsm);
     return;
   }
@@ -936,12 +943,14 @@ named_chain_kernel (const uint8_t * __restrict__ src, size_t sstride,
   }
 }
 
+template < int BPP, bool SMALL >
 static size_t
-named_smem (int bpp, int R)
+named_smem (int R)
 {
-  const int tww = bpp == 3 ? 60 : 64;
+  typedef NamedGeom < BPP, SMALL > G;
   /* a single stage reads one buffer and writes the frame */
-  return (size_t) (R > 1 ? 2 : 1) * (tww + 2 * R) * (NT_H + 2 * R) * sizeof (uint32_t);
+  return (size_t) (R > 1 ? 2 : 1) * (G::TWW + 2 * R) * (G::TH + 2 * R) *
+      sizeof (uint32_t);
 }
 
 template < int BPP, int NC, int N, int CLS >
@@ -950,8 +959,10 @@ launch_named_n (const uint8_t * src, size_t sstride, uint8_t * dst,
     size_t dstride, int W, int H, const NamedChain & c, cudaStream_t stream)
 {
   FastChain fc;
-  constexpr int TWW = NamedGeom < BPP >::TWW;
-  const size_t smem = named_smem (BPP, c.n);
+  constexpr bool SMALL = N >= 1 && N <= FAST_MAX_N;
+  constexpr int TWW = NamedGeom < BPP, SMALL >::TWW;
+  constexpr int NT_H = NamedGeom < BPP, SMALL >::TH;
+  const size_t smem = named_smem < BPP, SMALL > (c.n);
   const long long wb = (long long) W * BPP;
   const int vec = ((uintptr_t) src % 4 == 0) && sstride % 4 == 0 &&
       ((uintptr_t) dst % 4 == 0) && dstride % 4 == 0;
