@@ -292,7 +292,7 @@ launch (const uint8_t * src, size_t sstride, uint8_t * dst, size_t dstride,
  * A plane row is handled as bytes, as on the CPU: every byte is filtered
  * with its neighbours BPP bytes away (the unfiltered alpha/x byte of RGBA
  * is replaced from the source at the end), 4 bytes per 32-bit word. A
- * block owns TWW words x NT_H rows of output; buffer A holds the source
+ * block owns TWW words x TH rows of output; buffer A holds the source
  * tile plus a halo of R = n words and R rows (border rule applied while
  * loading). Stage s computes words [s + 1, BWW - s - 1) x rows
  * [s + 1, BH - s - 1) of its output buffer (words of 2 x 16-bit lanes:
@@ -304,10 +304,23 @@ launch (const uint8_t * src, size_t sstride, uint8_t * dst, size_t dstride,
 
 #define NT_THREADS 256
 
+/* A stage's constants. The named filters fall in two classes of the same
+ * arithmetic: "box" (blur, gaussian: row sums L + kc C + R, then
+ * u + kc m + d, then ((S + bias) * mul) >> 16 per lane, which is
+ * (S + 4) / 9 for blur (kc 1, bias 4, mul 7282; exact for S < 5000) and
+ * (S + 8) >> 4 for gaussian (kc 2, bias 8, mul 4096)) and "cross"
+ * (sharpen, edge-detect: kc C + 1020 - L - R with centre weight kc 5 or 4,
+ * then m - u - d saturated). */
+struct StageK
+{
+  uint32_t kc, bias2, mul;
+};
+
 struct NamedChain
 {
   int n, border;
-  int kind[CV_CONVOLVE_MAX_CHAIN];
+  int cross[CV_CONVOLVE_MAX_CHAIN];     /* 1: the stage is of the cross class */
+  StageK k[CV_CONVOLVE_MAX_CHAIN];
 };
 
 /* Tile shape: TWW words x TH rows. Tiles start on a pixel boundary (4 TWW
@@ -361,23 +374,6 @@ lanes_hi (uint32_t w)
   return (w >> 8) & 0x00FF00FFu;
 }
 
-/* (S + 4) / 9 per lane, S <= 2295: (x * 7282) >> 16 == x / 9 for
- * 0 <= x < 5000. */
-__device__ __forceinline__ uint32_t
-fin_blur (uint32_t s)
-{
-  s += 0x00040004u;
-  return (((s & 0xFFFFu) * 7282u) >> 16) | (((s >> 16) * 7282u) &
-      0xFFFF0000u);
-}
-
-/* (S + 8) >> 4 per lane, S <= 4080 */
-__device__ __forceinline__ uint32_t
-fin_gauss (uint32_t s)
-{
-  return ((s + 0x00080008u) >> 4) & 0x00FF00FFu;
-}
-
 /* lanes hold S + 1020 (0 .. 2295): saturate S to 0 .. 255 */
 __device__ __forceinline__ uint32_t
 fin_cross (uint32_t t)
@@ -397,49 +393,78 @@ struct RowFeat
   uint32_t a_lo, a_hi, c_lo, c_hi;
 };
 
-template < int BPP, int KIND >
+template < int BPP, bool CROSS >
 __device__ __forceinline__ RowFeat
-row_feat (const uint32_t * row, int col)
+feat_cls (const StageK & k, uint32_t wl, uint32_t wc, uint32_t wr)
 {
-  uint32_t wl = row[col - 1], wc = row[col], wr = row[col + 1], L, Rt;
+  uint32_t L, Rt;
   RowFeat f;
 
   neighbours < BPP > (wl, wc, wr, L, Rt);
-  if (KIND == CV_FILTER_BLUR) {
-    f.a_lo = lanes_lo (L) + lanes_lo (wc) + lanes_lo (Rt);
-    f.a_hi = lanes_hi (L) + lanes_hi (wc) + lanes_hi (Rt);
-    f.c_lo = f.c_hi = 0;
-  } else if (KIND == CV_FILTER_GAUSSIAN) {
-    f.a_lo = lanes_lo (L) + 2 * lanes_lo (wc) + lanes_lo (Rt);
-    f.a_hi = lanes_hi (L) + 2 * lanes_hi (wc) + lanes_hi (Rt);
+  if (!CROSS) {
+    f.a_lo = lanes_lo (L) + k.kc * lanes_lo (wc) + lanes_lo (Rt);
+    f.a_hi = lanes_hi (L) + k.kc * lanes_hi (wc) + lanes_hi (Rt);
     f.c_lo = f.c_hi = 0;
   } else {
-    const uint32_t ctr = KIND == CV_FILTER_SHARPEN ? 5u : 4u;
     f.c_lo = lanes_lo (wc);
     f.c_hi = lanes_hi (wc);
-    f.a_lo = ctr * f.c_lo + 0x03FC03FCu - (lanes_lo (L) + lanes_lo (Rt));
-    f.a_hi = ctr * f.c_hi + 0x03FC03FCu - (lanes_hi (L) + lanes_hi (Rt));
+    f.a_lo = k.kc * f.c_lo + 0x03FC03FCu - (lanes_lo (L) + lanes_lo (Rt));
+    f.a_hi = k.kc * f.c_hi + 0x03FC03FCu - (lanes_hi (L) + lanes_hi (Rt));
   }
   return f;
 }
 
-template < int KIND >
+/* The 8-bit results of a row (4 bytes) from the features of the rows
+ * above (u), at (m) and below (d). */
+template < bool CROSS >
 __device__ __forceinline__ uint32_t
-row_out (const RowFeat & u, const RowFeat & m, const RowFeat & d)
+out_cls (const StageK & k, const RowFeat & u, const RowFeat & m,
+    const RowFeat & d)
 {
   uint32_t lo, hi;
 
-  if (KIND == CV_FILTER_BLUR) {
-    lo = fin_blur (u.a_lo + m.a_lo + d.a_lo);
-    hi = fin_blur (u.a_hi + m.a_hi + d.a_hi);
-  } else if (KIND == CV_FILTER_GAUSSIAN) {
-    lo = fin_gauss (u.a_lo + 2 * m.a_lo + d.a_lo);
-    hi = fin_gauss (u.a_hi + 2 * m.a_hi + d.a_hi);
+  if (!CROSS) {
+    lo = u.a_lo + k.kc * m.a_lo + d.a_lo + k.bias2;
+    hi = u.a_hi + k.kc * m.a_hi + d.a_hi + k.bias2;
+    lo = (((lo & 0xFFFFu) * k.mul) >> 16) | (((lo >> 16) * k.mul) &
+        0xFFFF0000u);
+    hi = (((hi & 0xFFFFu) * k.mul) >> 16) | (((hi >> 16) * k.mul) &
+        0xFFFF0000u);
   } else {
     lo = fin_cross (m.a_lo - (u.c_lo + d.c_lo));
     hi = fin_cross (m.a_hi - (u.c_hi + d.c_hi));
   }
   return lo | (hi << 8);
+}
+
+static StageK
+stage_k (int kind)
+{
+  StageK k;
+
+  switch (kind) {
+    case CV_FILTER_BLUR:
+      k.kc = 1;
+      k.bias2 = 0x00040004u;
+      k.mul = 7282;
+      break;
+    case CV_FILTER_GAUSSIAN:
+      k.kc = 2;
+      k.bias2 = 0x00080008u;
+      k.mul = 4096;
+      break;
+    case CV_FILTER_SHARPEN:
+      k.kc = 5;
+      k.bias2 = 0;
+      k.mul = 0;
+      break;
+    default:
+      k.kc = 4;
+      k.bias2 = 0;
+      k.mul = 0;
+      break;
+  }
+  return k;
 }
 
 /* Where a named stage writes: the next stage's shared buffer, or (last
@@ -487,17 +512,23 @@ template < int BPP, int NC > struct EmitGlobal
 };
 
 /* Output rows [r0, r1) of word column col. */
-template < int BPP, int KIND, class Emit >
+template < int BPP, bool CROSS, class Emit >
 __device__ __forceinline__ void
-named_strip (const uint32_t * in, int pitch, int col, int r0, int r1,
-    const Emit & emit)
+named_strip (const StageK & k, const uint32_t * in, int pitch, int col,
+    int r0, int r1, const Emit & emit)
 {
-  RowFeat u = row_feat < BPP, KIND > (in + (r0 - 1) * pitch, col);
-  RowFeat m = row_feat < BPP, KIND > (in + r0 * pitch, col);
+  const uint32_t *row = in + (r0 - 1) * pitch + col;
+  RowFeat u = feat_cls < BPP, CROSS > (k, row[-1], row[0], row[1]);
+  RowFeat m;
 
+  row += pitch;
+  m = feat_cls < BPP, CROSS > (k, row[-1], row[0], row[1]);
   for (int j = r0; j < r1; j++) {
-    RowFeat d = row_feat < BPP, KIND > (in + (j + 1) * pitch, col);
-    emit (j, col, row_out < KIND > (u, m, d));
+    RowFeat d;
+
+    row += pitch;
+    d = feat_cls < BPP, CROSS > (k, row[-1], row[0], row[1]);
+    emit (j, col, out_cls < CROSS > (k, u, m, d));
     u = m;
     m = d;
   }
@@ -505,13 +536,15 @@ named_strip (const uint32_t * in, int pitch, int col, int r0, int r1,
 
 template < int BPP, class Emit >
 __device__ __forceinline__ void
-named_stage (int kind, const uint32_t * in, int pitch, int s, int BWW,
-    int BH, int tid, const Emit & emit)
+named_stage (const NamedChain & c, const uint32_t * in, int pitch, int s,
+    int BWW, int BH, int tid, const Emit & emit)
 {
   const int rw = BWW - 2 * s - 2, rh = BH - 2 * s - 2;
   const int nstrip = max (1, NT_THREADS / rw);
   const int sh = (rh + nstrip - 1) / nstrip;
   const int items = rw * nstrip;
+  const StageK k = c.k[s];
+  const bool cross = c.cross[s];
 
   for (int it = tid; it < items; it += NT_THREADS) {
     const int strip = it / rw, col = s + 1 + (it - strip * rw);
@@ -519,23 +552,10 @@ named_stage (int kind, const uint32_t * in, int pitch, int s, int BWW,
 
     if (r0 >= r1)
       continue;
-    switch (kind) {
-      case CV_FILTER_BLUR:
-        named_strip < BPP, CV_FILTER_BLUR > (in, pitch, col, r0, r1, emit);
-        break;
-      case CV_FILTER_GAUSSIAN:
-        named_strip < BPP, CV_FILTER_GAUSSIAN > (in, pitch, col, r0, r1,
-            emit);
-        break;
-      case CV_FILTER_SHARPEN:
-        named_strip < BPP, CV_FILTER_SHARPEN > (in, pitch, col, r0, r1,
-            emit);
-        break;
-      default:
-        named_strip < BPP, CV_FILTER_EDGE_DETECT > (in, pitch, col, r0, r1,
-            emit);
-        break;
-    }
+    if (cross)
+      named_strip < BPP, true > (k, in, pitch, col, r0, r1, emit);
+    else
+      named_strip < BPP, false > (k, in, pitch, col, r0, r1, emit);
   }
 }
 
@@ -607,12 +627,12 @@ named_tile (const uint8_t * __restrict__ src, size_t sstride,
       EmitGlobal < BPP, NC > e = { src, sstride, dst, dstride, ob, oy, Wb, H,
         vec, R <= 2 ? nsm : NULL, BWW
       };
-      named_stage < BPP > (c.kind[s], in, BWW, s, BWW, BH, tid, e);
+      named_stage < BPP > (c, in, BWW, s, BWW, BH, tid, e);
       break;
     }
     {
       EmitShared e = { out, BWW };
-      named_stage < BPP > (c.kind[s], in, BWW, s, BWW, BH, tid, e);
+      named_stage < BPP > (c, in, BWW, s, BWW, BH, tid, e);
     }
     __syncthreads ();
     if (edge) {
@@ -669,109 +689,11 @@ named_tile (const uint8_t * __restrict__ src, size_t sstride,
  * stage; with 4 words per lane and at most 4 stages that never reaches
  * their third word, so lanes 1 .. 30 are exact and write the output
  * (for a single stage lanes 0 and 31 load the missing word and write too).
- * Same per-lane arithmetic as the tiles (row_feat / row_out). */
+ * Chains of up to FAST_MAX_N stages take this path. Same per-lane
+ * arithmetic as the tiles (feat_cls / out_cls). */
 
-#ifndef FAST_S
 #define FAST_S 8                /* rows per lane */
-#endif
-#ifndef FAST_WX
-#define FAST_WX 1               /* warps side by side in a block */
-#endif
 #define FAST_MAX_N 2            /* longest chain run this way */
-
-/* A stage's constants. The named filters fall in two classes of the same
- * arithmetic (row_feat / row_out above): "box" (blur, gaussian: row sums
- * L + kc C + R, then u + kc m + d, then ((S + bias) * mul) >> 16, which is
- * (S + 4) / 9 for blur (kc 1, bias 4, mul 7282) and (S + 8) >> 4 for
- * gaussian (kc 2, bias 8, mul 4096), both exact for these S) and "cross"
- * (sharpen, edge-detect: kc C + 1020 - L - R, centre weight kc 5 or 4). */
-struct StageK
-{
-  uint32_t kc, bias2, mul;
-};
-
-template < int BPP, bool CROSS >
-__device__ __forceinline__ RowFeat
-feat_cls (const StageK & k, uint32_t wl, uint32_t wc, uint32_t wr)
-{
-  uint32_t L, Rt;
-  RowFeat f;
-
-  neighbours < BPP > (wl, wc, wr, L, Rt);
-  if (!CROSS) {
-    f.a_lo = lanes_lo (L) + k.kc * lanes_lo (wc) + lanes_lo (Rt);
-    f.a_hi = lanes_hi (L) + k.kc * lanes_hi (wc) + lanes_hi (Rt);
-    f.c_lo = f.c_hi = 0;
-  } else {
-    f.c_lo = lanes_lo (wc);
-    f.c_hi = lanes_hi (wc);
-    f.a_lo = k.kc * f.c_lo + 0x03FC03FCu - (lanes_lo (L) + lanes_lo (Rt));
-    f.a_hi = k.kc * f.c_hi + 0x03FC03FCu - (lanes_hi (L) + lanes_hi (Rt));
-  }
-  return f;
-}
-
-template < bool CROSS >
-__device__ __forceinline__ uint32_t
-out_cls (const StageK & k, const RowFeat & u, const RowFeat & m,
-    const RowFeat & d)
-{
-  uint32_t lo, hi;
-
-  if (!CROSS) {
-    lo = u.a_lo + k.kc * m.a_lo + d.a_lo + k.bias2;
-    hi = u.a_hi + k.kc * m.a_hi + d.a_hi + k.bias2;
-    lo = (((lo & 0xFFFFu) * k.mul) >> 16) | (((lo >> 16) * k.mul) &
-        0xFFFF0000u);
-    hi = (((hi & 0xFFFFu) * k.mul) >> 16) | (((hi >> 16) * k.mul) &
-        0xFFFF0000u);
-  } else {
-    lo = fin_cross (m.a_lo - (u.c_lo + d.c_lo));
-    hi = fin_cross (m.a_hi - (u.c_hi + d.c_hi));
-  }
-  return lo | (hi << 8);
-}
-
-static StageK
-stage_k (int kind)
-{
-  StageK k;
-
-  switch (kind) {
-    case CV_FILTER_BLUR:
-      k.kc = 1;
-      k.bias2 = 0x00040004u;
-      k.mul = 7282;
-      break;
-    case CV_FILTER_GAUSSIAN:
-      k.kc = 2;
-      k.bias2 = 0x00080008u;
-      k.mul = 4096;
-      break;
-    case CV_FILTER_SHARPEN:
-      k.kc = 5;
-      k.bias2 = 0;
-      k.mul = 0;
-      break;
-    default:
-      k.kc = 4;
-      k.bias2 = 0;
-      k.mul = 0;
-      break;
-  }
-  return k;
-}
-
-static bool
-stage_cross (int kind)
-{
-  return kind == CV_FILTER_SHARPEN || kind == CV_FILTER_EDGE_DETECT;
-}
-
-struct FastChain
-{
-  StageK k[FAST_MAX_N];
-};
 
 /* Features of the 4 words w of a lane, its neighbours' words by shuffle
  * (or el / er for the outer lanes of a single stage). */
@@ -800,7 +722,7 @@ quad_feat (const StageK & k, const uint32_t w[4], int lane, bool own_edges,
 template < int BPP, int NC, int N, int CLS >
 __device__ __forceinline__ void
 fast_strip (const uint8_t * __restrict__ src, size_t sstride,
-    uint8_t * __restrict__ dst, size_t dstride, const FastChain & fc,
+    uint8_t * __restrict__ dst, size_t dstride, const NamedChain & c,
     int qb, int y0, bool load, bool load_right, bool store, int lane)
 {
   constexpr int ROWS = FAST_S + 2 * N;
@@ -840,15 +762,15 @@ fast_strip (const uint8_t * __restrict__ src, size_t sstride,
       if (j < 0)
         break;
       if (cross)
-        quad_feat < BPP, true > (fc.k[s], w, lane, N == 1, el, er, d);
+        quad_feat < BPP, true > (c.k[s], w, lane, N == 1, el, er, d);
       else
-        quad_feat < BPP, false > (fc.k[s], w, lane, N == 1, el, er, d);
+        quad_feat < BPP, false > (c.k[s], w, lane, N == 1, el, er, d);
       if (j >= 2) {
         uint32_t o[4];
 #pragma unroll
         for (int q = 0; q < 4; q++)
-          o[q] = cross ? out_cls < true > (fc.k[s], u[s][q], m[s][q], d[q]) :
-              out_cls < false > (fc.k[s], u[s][q], m[s][q], d[q]);
+          o[q] = cross ? out_cls < true > (c.k[s], u[s][q], m[s][q], d[q]) :
+              out_cls < false > (c.k[s], u[s][q], m[s][q], d[q]);
         if (s == N - 1) {
           /* output row y0 + i - 2 N, source row i - N */
           if (store) {
@@ -910,7 +832,7 @@ template < int BPP, int NC, int N, int CLS >
 __global__ void __launch_bounds__ (NT_THREADS)
 named_chain_kernel (const uint8_t * __restrict__ src, size_t sstride,
     uint8_t * __restrict__ dst, size_t dstride, int W, int H, int vec,
-    const NamedChain c, const FastChain fc, const NamedSplit sp)
+    const NamedChain c, const NamedSplit sp)
 {
   extern __shared__ uint32_t nsm[];
   const int b = (int) blockIdx.x;
@@ -926,19 +848,17 @@ named_chain_kernel (const uint8_t * __restrict__ src, size_t sstride,
   }
   if (N >= 1 && N <= FAST_MAX_N) {
     constexpr int OUTQ = N == 1 ? 32 : 30;
-    constexpr int WY = NT_THREADS / 32 / FAST_WX;
-    const int f = b - sp.nborder, by = f / sp.wcols, bx = f - by * sp.wcols;
+    /* the block's warps are stacked: one warp column, 8 strips of rows */
+    const int f = b - sp.nborder, by = f / sp.wcols, wc = f - by * sp.wcols;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int wx = warp % FAST_WX, wy = warp / FAST_WX;
-    const int y0 = sp.ry0 + (by * WY + wy) * FAST_S;
-    const int q = sp.qx0 + (bx * FAST_WX + wx) * OUTQ + lane -
-        (N == 1 ? 0 : 1);
+    const int y0 = sp.ry0 + (by * (NT_THREADS / 32) + warp) * FAST_S;
+    const int q = sp.qx0 + wc * OUTQ + lane - (N == 1 ? 0 : 1);
     const bool inner = N == 1 || (lane >= 1 && lane <= 30);
 
     if (y0 >= sp.ry1)           /* whole warp */
       return;
     fast_strip < BPP, NC, (N < 1 ? 1 : (N > FAST_MAX_N ? FAST_MAX_N : N)),
-        CLS > (src, sstride, dst, dstride, fc, 16 * q, y0, 16 * q + 16 <= W * BPP,
+        CLS > (src, sstride, dst, dstride, c, 16 * q, y0, 16 * q + 16 <= W * BPP,
         16 * q + 20 <= W * BPP, inner && q < sp.qx1, lane);
   }
 }
@@ -958,24 +878,19 @@ static int
 launch_named_n (const uint8_t * src, size_t sstride, uint8_t * dst,
     size_t dstride, int W, int H, const NamedChain & c, cudaStream_t stream)
 {
-  FastChain fc;
-  constexpr bool SMALL = N >= 1 && N <= FAST_MAX_N;
-  constexpr int TWW = NamedGeom < BPP, SMALL >::TWW;
-  constexpr int NT_H = NamedGeom < BPP, SMALL >::TH;
-  const size_t smem = named_smem < BPP, SMALL > (c.n);
+  constexpr bool FAST = N >= 1 && N <= FAST_MAX_N;
+  constexpr int TWW = NamedGeom < BPP, FAST >::TWW;
+  constexpr int NT_H = NamedGeom < BPP, FAST >::TH;
+  const size_t smem = named_smem < BPP, FAST > (c.n);
   const long long wb = (long long) W * BPP;
   const int vec = ((uintptr_t) src % 4 == 0) && sstride % 4 == 0 &&
       ((uintptr_t) dst % 4 == 0) && dstride % 4 == 0;
-  const int fast_ok = N >= 1 && N <= FAST_MAX_N
-      && ((uintptr_t) src % 16 == 0) && sstride % 16 == 0
+  const int fast_ok = FAST && ((uintptr_t) src % 16 == 0) && sstride % 16 == 0
       && ((uintptr_t) dst % 16 == 0) && dstride % 16 == 0;
   NamedSplit sp;
   long long blocks;
 
   memset (&sp, 0, sizeof (sp));
-  memset (&fc, 0, sizeof (fc));
-  for (int i = 0; i < N && i < c.n; i++)
-    fc.k[i] = stage_k (c.kind[i]);
   sp.gx = (int) ((wb + 4 * TWW - 1) / (4 * TWW));
   sp.gy = (H + NT_H - 1) / NT_H;
   if (wb + 8 * (long long) TWW >= INT_MAX)
@@ -997,8 +912,7 @@ launch_named_n (const uint8_t * src, size_t sstride, uint8_t * dst,
   sp.nborder = sp.gx * (1 + sp.gy - sp.ty_end) + (sp.ty_end - 1) * (1 +
       sp.gx - sp.tx_end);
   if (sp.tx_end > 1) {
-    const int outq = (N == 1 ? 32 : 30) * FAST_WX;
-    const int rows = NT_THREADS / 32 / FAST_WX * FAST_S;
+    const int outq = N == 1 ? 32 : 30, rows = NT_THREADS / 32 * FAST_S;
 
     sp.qx0 = TWW / 4;           /* 4 * TWW bytes = TWW / 4 quads */
     sp.qx1 = sp.tx_end * TWW / 4;
@@ -1011,7 +925,7 @@ launch_named_n (const uint8_t * src, size_t sstride, uint8_t * dst,
   if (blocks > INT_MAX)
     return CV_ERROR_INVALID_ARGUMENT;
   named_chain_kernel < BPP, NC, N, CLS > <<<(unsigned) blocks, NT_THREADS,
-      smem, stream>>> (src, sstride, dst, dstride, W, H, vec, c, fc, sp);
+      smem, stream>>> (src, sstride, dst, dstride, W, H, vec, c, sp);
   return (int) cudaGetLastError ();
 }
 
@@ -1022,8 +936,7 @@ launch_named (const uint8_t * src, size_t sstride, uint8_t * dst,
 {
 #define CV_LN(n, k) launch_named_n < BPP, NC, n, k > (src, sstride, dst, \
       dstride, W, H, c, stream)
-  const int x0 = stage_cross (c.kind[0]), x1 = c.n > 1
-      && stage_cross (c.kind[1]);
+  const int x0 = c.cross[0], x1 = c.n > 1 && c.cross[1];
 
   switch (c.n) {
     case 1:
@@ -1189,8 +1102,11 @@ try_fast (int bpp, int nc, const CvPlane * src, CvPlane * dst,
     memset (&c, 0, sizeof (c));
     c.n = g.n;
     c.border = g.border;
-    for (int i = 0; i < g.n; i++)
-      c.kind[i] = g.kind[i];
+    for (int i = 0; i < g.n; i++) {
+      c.cross[i] = g.kind[i] == CV_FILTER_SHARPEN
+          || g.kind[i] == CV_FILTER_EDGE_DETECT;
+      c.k[i] = stage_k (g.kind[i]);
+    }
     if (bpp == 1 && nc == 1)
       *ret = launch_named < 1, 1 > (s, ss, d, ds, W, H, c, st);
     else if (bpp == 2 && nc == 2)
