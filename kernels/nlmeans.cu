@@ -1,28 +1,32 @@
 /* gst-cuda-vision: non-local-means denoising on the GPU (see cvnlmeans.h).
  *
  * Offset-major, like the CPU fallback. A block of 4 warps owns a tile of
- * (32 - 2r) x 64 output pixels (r = patch radius); warp wi owns 16 rows of
- * it, lane l the column x0 + l (lanes l >= 32 - 2r only compute the patch
- * halo). The frame pixels the tile needs are read once into shared memory
- * with the symmetric padding applied: the tile plus its halo (fc) and, per
- * group of at most 32x32 offsets, the same region moved by the offsets
+ * (32 COLS - 2r) x 4K output pixels (r = patch radius, COLS columns per
+ * lane, K rows per warp: see Shape); warp wi owns K rows of it, lane l the
+ * columns x0 + COLS l + j (the last 2r columns a warp covers only compute
+ * the patch halo). The frame pixels the tile needs are read once into
+ * shared memory with the symmetric padding applied: the tile plus its halo
+ * (fc) and, per group of offsets, the same region moved by the offsets
  * (fs). Then, for every offset off = y - x of the group, each warp on its
  * own (no __syncthreads per offset):
- *   - walks the 16 + 2r rows of its strip: lane l computes
- *     D = sum_c (f_c(q) - f_c(q + off))² at column x0 - r + l, and the row
- *     pass Rw = g * D from the D of lanes l .. l + 2r (warp shuffles);
+ *   - walks the K + 2r rows of its strip: lane l computes
+ *     D = sum_c (f_c(q) - f_c(q + off))² at its COLS columns, and the row
+ *     pass Rw = g * D from its own D and those of the next lanes (warp
+ *     shuffles);
  *   - as soon as 2r + 1 rows of Rw are in registers, the column pass
  *     S = g * Rw, w = 2^(-max (S a - b, 0) c), and sum_w, sum_wf of the
  *     pixel, all in the registers of the lane that owns the pixel.
  * The loops over rows and patch taps are fully unrolled (r is a template
  * parameter): every register array is indexed by constants. Per pixel and
- * offset: 2 shared loads, 2r shuffles and 2r + 1 FMA for D and the row
- * pass (times (16 + 2r) / 16 for the halo rows), 2r + 1 FMA for the column
- * pass, one exp2 and 1 + C FMA for the sums.
- * Small frames (few tiles, e.g. whole-frame mode on 256x256) split the
- * offsets of each tile over Z blocks (gridDim.z); their partial sums go to
- * device scratch (bounded, see cv_nlmeans_cuda_scratch_size) and a second
- * kernel adds them in a fixed order and writes the output. Whole-frame mode
+ * offset: 2 shared loads, 2r / COLS shuffles and 2r + 1 FMA for D and the
+ * row pass (times (K + 2r) / K for the halo rows), 2r + 1 FMA for the
+ * column pass, one exp2 and 1 + C FMA for the sums.
+ * Frames whose tiles fill less than half a wave of blocks on the GPU
+ * (small frames, whole-frame mode on 256x256) split the offsets of each
+ * tile over Z blocks (gridDim.z): whole offset groups per block when there
+ * are many groups, else every Z-th offset of each group. Their partial
+ * sums go to device scratch (bounded, see cv_nlmeans_cuda_scratch_size)
+ * and a second kernel adds them in a fixed order and writes the output. Whole-frame mode
  * is the same code with the search window = the frame, so its memory is the
  * same as for any window.
  *
@@ -36,21 +40,37 @@ namespace {
 
 constexpr int kWarps = 4;               /* warps per block */
 constexpr int kThreads = 32 * kWarps;
-constexpr int kRows = 16;               /* output rows per warp (K) */
-constexpr int kTileH = kWarps * kRows;  /* output rows per block */
-constexpr int kGroup = 32;              /* offsets per group and axis */
-constexpr int kFsPitch = 32 + kGroup;   /* elements (>= 32 + kGroup - 1) */
 constexpr size_t kMaxScratch = (size_t) 64 << 20;
-constexpr int kMinBlocks = 1024;        /* below: split offsets over z */
 constexpr int kMaxZ = 64;
 constexpr unsigned kFull = 0xffffffffu;
 
-/* output columns per block: a warp's 32 lanes cover the columns of the
- * tile plus the patch halo of r on both sides */
-__host__ __device__ constexpr int
-tile_w (int r)
+/* Block shape. cols: frame columns per lane (a warp covers 32 cols columns
+ * of D: the tile plus the patch halo of r on both sides); rows: output
+ * rows per warp (K). */
+struct Shape
 {
-  return 32 - 2 * r;
+  int cols, rows;
+};
+
+/* output columns and rows of a block */
+__host__ __device__ constexpr int
+tile_w (int r, int cols)
+{
+  return 32 * cols - 2 * r;
+}
+
+__host__ __device__ constexpr int
+tile_h (int rows)
+{
+  return kWarps * rows;
+}
+
+/* offsets per group and axis: the shifted region fs of a group must fit in
+ * static shared memory beside fc (48 KiB) */
+__host__ __device__ constexpr int
+group_n (int cols)
+{
+  return cols == 1 ? 32 : 16;
 }
 
 /* Kernel parameters, passed by value and only ever read field by field
@@ -64,8 +84,10 @@ struct KParams
   float *part;                  /* Z x (1 + C) x h x w, or NULL (Z = 1) */
   int w, h, bpp, lr, lg, lb;
   int rx, ry;                   /* search half-widths, clipped to the frame */
-  int ngx, ngy;                 /* offset groups per axis */
   int z;                        /* blocks per tile along the offsets */
+  int zgroups;                  /* z > 1: block zi takes whole groups
+                                 * gi % z == zi (1) or offsets o % z == zi
+                                 * of every group (0) */
   float g[CV_NLMEANS_MAX_PATCH];
   float a, b, c;
 };
@@ -78,6 +100,17 @@ mirror (int k, int n)
   if (k < 0)
     k += p;
   return k < n ? k : p - 1 - k;
+}
+
+/* 2^x, flushing results below 2^-126 to 0 (one MUFU.EX2 instead of
+ * exp2f's denormal fix-ups): a weight that small is lost in the sums
+ * anyway, whose own-pixel term is 1. */
+__device__ __forceinline__ float
+exp2_ftz (float x)
+{
+  float y;
+  asm ("ex2.approx.ftz.f32 %0, %1;" : "=f" (y) : "f" (x));
+  return y;
 }
 
 /* grey: the value as a float; colour: c0 | c1 << 8 | c2 << 16 */
@@ -117,13 +150,16 @@ template <> struct Pix <true >
   }
 };
 
-/* One block: output columns x0 .. x0 + TW - 1 (TW = 32 - 2R), rows
- * ty0 .. ty0 + kTileH - 1; warp wi owns rows ty0 + wi K .. + K - 1, lane l
- * the column x0 + l (l < TW). Per offset a warp walks its K + 2R rows of
- * D: lane l computes D at column x0 - R + l, the row pass from its right
- * neighbours by warp shuffles, the column pass from the rows held in
- * registers (fully unrolled: every register array index is a constant). */
-template < int R, bool COLOR >
+/* One block: output columns x0 .. x0 + TW - 1 (TW = 32 COLS - 2R), rows
+ * ty0 .. ty0 + TH - 1 (TH = kWarps K); warp wi owns rows ty0 + wi K ..
+ * + K - 1, lane l the columns x0 + COLS l + j (j < COLS, COLS l + j < TW).
+ * Per offset a warp walks its K + 2R rows of D: lane l computes D at
+ * columns x0 - R + COLS l + j, the row pass from its own values and those
+ * of its right neighbours (warp shuffles: 2R per lane and row, whatever
+ * COLS, so COLS = 2 halves them per pixel), the column pass from the rows
+ * held in registers (fully unrolled: every register array index is a
+ * constant). Every output's arithmetic is the same whatever COLS and K. */
+template < int R, bool COLOR, int COLS, int K >
 __global__ void __launch_bounds__ (kThreads)
 nlmeans_kernel (const KParams p)
 {
@@ -131,19 +167,22 @@ nlmeans_kernel (const KParams p)
   typedef typename PX::T PixT;
   constexpr int C = COLOR ? 3 : 1;
   constexpr int P = 2 * R + 1;
-  constexpr int TW = tile_w (R);
-  constexpr int NR = kTileH + 2 * R;    /* rows of the x region */
-  constexpr int K = kRows;
+  constexpr int W = 32 * COLS;          /* columns of D per warp */
+  constexpr int TW = tile_w (R, COLS);
+  constexpr int TH = tile_h (K);
+  constexpr int G = group_n (COLS);
+  constexpr int FP = W + G;             /* fs pitch (>= W + G - 1) */
+  constexpr int NR = TH + 2 * R;        /* rows of the x region */
 
-  __shared__ PixT fc[NR * 32];  /* f(x + (i,j)) of the tile, padded */
-  __shared__ PixT fs[(NR + kGroup - 1) * kFsPitch];     /* f(y + (i,j)) */
+  __shared__ __align__ (16) PixT fc[NR * W];    /* f(x + (i,j)), padded */
+  __shared__ PixT fs[(NR + G - 1) * FP];        /* f(y + (i,j)) */
 
   /* every parameter read once into a register */
   const uint8_t *const src = p.src;
   const size_t sstride = p.sstride;
   const int w = p.w, h = p.h, bpp = p.bpp;
   const int lr = p.lr, lg = p.lg, lb = p.lb;
-  const int rx = p.rx, ry = p.ry, ngx = p.ngx, ngy = p.ngy, nz = p.z;
+  const int rx = p.rx, ry = p.ry, nz = p.z;
   const float ka = p.a, kb = p.b, kc = p.c;
   float g[P];
 #pragma unroll
@@ -151,29 +190,38 @@ nlmeans_kernel (const KParams p)
     g[i] = p.g[i];
 
   const int lane = threadIdx.x & 31, wi = threadIdx.x >> 5;
-  const int tid = threadIdx.x;
-  const int x0 = blockIdx.x * TW, ty0 = blockIdx.y * kTileH;
-  const int txe = min (x0 + TW, w), tye = min (ty0 + kTileH, h);
+  const int x0 = blockIdx.x * TW, ty0 = blockIdx.y * TH;
+  const int txe = min (x0 + TW, w), tye = min (ty0 + TH, h);
   const int zi = blockIdx.z;
-  const int X = x0 + lane;
   const int wy0 = ty0 + wi * K;         /* first output row of the warp */
   const bool warp_rows = wy0 < h;       /* warp-uniform */
+  const int ngx = (2 * rx + G) / G, ngy = (2 * ry + G) / G;
+  /* the share of this block (z > 1): whole groups when there are many
+   * (each group's fs loaded once per tile), else offsets of every group */
+  const bool zgroups = p.zgroups;
+  const int o0 = zgroups ? 0 : zi, ostep = zgroups ? 1 : nz;
 
-  /* the tile's patches, symmetric padding */
-  for (int e = tid; e < NR * 32; e += kThreads) {
-    const int rr = e >> 5, cc = e & 31;
-    const int fx = mirror (x0 - R + cc, w), fy = mirror (ty0 - R + rr, h);
-    fc[e] = PX::load (src + (size_t) fy * sstride + (size_t) fx * bpp,
-        lr, lg, lb);
+  /* the tile's patches, symmetric padding. Per-warp row loops (no flat
+   * e -> (e / W, e % W) split: see the fs loop below) */
+  for (int rr = wi; rr < NR; rr += kWarps) {
+    const uint8_t *const srow = src + (size_t) mirror (ty0 - R + rr, h) *
+        sstride;
+#pragma unroll
+    for (int cc = lane; cc < W; cc += 32)
+      fc[rr * W + cc] = PX::load (srow + (size_t) mirror (x0 - R + cc, w) *
+          bpp, lr, lg, lb);
   }
 
-  float acc_w[K], acc_f[K][C];
+  float acc_w[K][COLS], acc_f[K][COLS][C];
 #pragma unroll
   for (int q = 0; q < K; q++) {
-    acc_w[q] = 0.0f;
 #pragma unroll
-    for (int c = 0; c < C; c++)
-      acc_f[q][c] = 0.0f;
+    for (int j = 0; j < COLS; j++) {
+      acc_w[q][j] = 0.0f;
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc_f[q][j][c] = 0.0f;
+    }
   }
 
   /* offsets with y = x + off inside the frame for some x of the tile */
@@ -181,33 +229,34 @@ nlmeans_kernel (const KParams p)
   const int dy_lo = max (-ry, -(tye - 1)), dy_hi = min (ry, h - 1 - ty0);
 
   for (int gy = 0; gy < ngy; gy++) {
-    const int dya = max (-ry + gy * kGroup, dy_lo);
-    const int dyb = min (-ry + gy * kGroup + kGroup - 1, dy_hi);
+    const int dya = max (-ry + gy * G, dy_lo);
+    const int dyb = min (-ry + gy * G + G - 1, dy_hi);
     for (int gx = 0; gx < ngx; gx++) {
-      const int dxa = max (-rx + gx * kGroup, dx_lo);
-      const int dxb = min (-rx + gx * kGroup + kGroup - 1, dx_hi);
+      const int dxa = max (-rx + gx * G, dx_lo);
+      const int dxb = min (-rx + gx * G + G - 1, dx_hi);
       const int nlx = dxb - dxa + 1, nly = dyb - dya + 1;
       /* block-uniform: every thread takes the same branch */
-      const bool group = nlx > 0 && nly > 0 && zi < nlx * nly;
+      const bool group = nlx > 0 && nly > 0 && (zgroups ?
+          (gy * ngx + gx) % nz == zi : zi < nlx * nly);
       if (group) {
         const int count = nlx * nly;
         /* f around y for every offset of the group */
         __syncthreads ();       /* previous group done with fs (and fc) */
         {
           /* rows and columns of the region, clamped to the declared size of
-           * fs (nlx, nly <= kGroup already: the clamps only make the bound
+           * fs (nlx, nly <= G already: the clamps only make the bound
            * explicit). Warp wi loads rows wi, wi + kWarps, ..., lane l
-           * columns l, l + 32 of each: simple per-warp loops without the
-           * integer division of a flat e -> (e / cw, e % cw) split: that
+           * columns l, l + 32, ... of each: simple per-warp loops without
+           * the integer division of a flat e -> (e / cw, e % cw) split: that
            * loop, correct in the source and in the PTX, stored past the end
            * of fs on an H200 when compiled by CUDA 13.0 at -O3. */
-          const int cw = min (32 + nlx - 1, kFsPitch);
-          const int rh = min (NR + nly - 1, NR + kGroup - 1);
+          const int cw = min (W + nlx - 1, FP);
+          const int rh = min (NR + nly - 1, NR + G - 1);
           const int ox = x0 - R + dxa, oy = ty0 - R + dya;
           for (int rr = wi; rr < rh; rr += kWarps) {
             const uint8_t *const srow = src + (size_t) mirror (oy + rr, h) *
                 sstride;
-            PixT *const drow = fs + rr * kFsPitch;
+            PixT *const drow = fs + rr * FP;
 #pragma unroll 1
             for (int cc = lane; cc < cw; cc += 32)
               drow[cc] = PX::load (srow + (size_t) mirror (ox + cc, w) * bpp,
@@ -217,50 +266,73 @@ nlmeans_kernel (const KParams p)
         __syncthreads ();
 
         if (warp_rows) {
-          for (int o = zi; o < count; o += nz) {
+          for (int o = o0; o < count; o += ostep) {
             const int ly = o / nlx, lx = o - ly * nlx;
             const int dx = dxa + lx, dy = dya + ly;
             /* warp-uniform: rows y + dy of this warp's outputs in frame */
             if (wy0 + K - 1 + dy < 0 || wy0 + dy >= h)
               continue;
-            const bool xok = lane < TW && X < w && X + dx >= 0 && X + dx < w;
+            bool xok[COLS];
+#pragma unroll
+            for (int j = 0; j < COLS; j++) {
+              const int X = x0 + COLS * lane + j;
+              xok[j] = COLS * lane + j < TW && X < w && X + dx >= 0
+                  && X + dx < w;
+            }
             /* output q valid for qlo <= q < qhi */
             const int qlo = max (0, -dy - wy0);
             const int qhi = min (h - wy0, h - dy - wy0);
-            const PixT *a = fc + wi * K * 32 + lane;
-            const PixT *b = fs + (wi * K + ly) * kFsPitch + lane + lx;
-            /* f(y) of the outputs (lanes >= TW: any loaded pixel) */
-            const PixT *fyp = fs + (wi * K + ly + R) * kFsPitch +
-                min (lane, TW - 1) + lx + R;
-            float rw[K + 2 * R];
+            const PixT *a = fc + wi * K * W + COLS * lane;
+            const PixT *b = fs + (wi * K + ly) * FP + COLS * lane + lx;
+            /* f(y) of the outputs (columns >= TW: any loaded pixel) */
+            const PixT *fyp[COLS];
+#pragma unroll
+            for (int j = 0; j < COLS; j++)
+              fyp[j] = fs + (wi * K + ly + R) * FP +
+                  min (COLS * lane + j, TW - 1) + lx + R;
+            float rw[COLS][K + 2 * R];
 #pragma unroll
             for (int k = 0; k < K + 2 * R; k++) {
-              const float d = PX::dist (a[k * 32], b[k * kFsPitch]);
-              float s = g[0] * d;
+              /* dd[m]: D at column COLS lane + m of the warp's D row */
+              float dd[2 * R + COLS];
 #pragma unroll
-              for (int i = 1; i < P; i++)
-                s = fmaf (g[i], __shfl_down_sync (kFull, d, i), s);
-              rw[k] = s;
+              for (int j = 0; j < COLS; j++)
+                dd[j] = PX::dist (a[k * W + j], b[k * FP + j]);
+#pragma unroll
+              for (int m = COLS; m < 2 * R + COLS; m++)
+                dd[m] = __shfl_down_sync (kFull, dd[m % COLS], m / COLS);
+#pragma unroll
+              for (int j = 0; j < COLS; j++) {
+                float s = g[0] * dd[j];
+#pragma unroll
+                for (int i = 1; i < P; i++)
+                  s = fmaf (g[i], dd[j + i], s);
+                rw[j][k] = s;
+              }
               if (k >= 2 * R) {
                 const int q = k - 2 * R;
-                float t = g[0] * rw[q];
+                const bool qok = q >= qlo && q < qhi;
 #pragma unroll
-                for (int j = 1; j < P; j++)
-                  t = fmaf (g[j], rw[q + j], t);
-                const float m = fmaxf (fmaf (t, ka, -kb), 0.0f);
-                float wt = exp2f (-(m * kc));
-                if (!(xok && q >= qlo && q < qhi))
-                  wt = 0.0f;
-                const PixT f = fyp[q * kFsPitch];
-                acc_w[q] += wt;
-                if (COLOR) {
-                  const uint32_t fu = (uint32_t) f;
+                for (int j = 0; j < COLS; j++) {
+                  float t = g[0] * rw[j][q];
 #pragma unroll
-                  for (int c = 0; c < C; c++)
-                    acc_f[q][c] = fmaf (wt, (float) ((fu >> (8 * c)) & 255u),
-                        acc_f[q][c]);
-                } else {
-                  acc_f[q][0] = fmaf (wt, (float) f, acc_f[q][0]);
+                  for (int i = 1; i < P; i++)
+                    t = fmaf (g[i], rw[j][q + i], t);
+                  const float m = fmaxf (fmaf (t, ka, -kb), 0.0f);
+                  float wt = exp2_ftz (-(m * kc));
+                  if (!(xok[j] && qok))
+                    wt = 0.0f;
+                  const PixT f = fyp[j][q * FP];
+                  acc_w[q][j] += wt;
+                  if (COLOR) {
+                    const uint32_t fu = (uint32_t) f;
+#pragma unroll
+                    for (int c = 0; c < C; c++)
+                      acc_f[q][j][c] = fmaf (wt,
+                          (float) ((fu >> (8 * c)) & 255u), acc_f[q][j][c]);
+                  } else {
+                    acc_f[q][j][0] = fmaf (wt, (float) f, acc_f[q][j][0]);
+                  }
                 }
               }
             }
@@ -270,19 +342,23 @@ nlmeans_kernel (const KParams p)
     }
   }
 
-  if (lane >= TW || X >= w)
-    return;
 #pragma unroll
-  for (int q = 0; q < K; q++) {
-    const int Y = wy0 + q;
-    if (Y < h) {
+  for (int j = 0; j < COLS; j++) {
+    const int X = x0 + COLS * lane + j;
+    if (COLS * lane + j >= TW || X >= w)
+      continue;
+#pragma unroll
+    for (int q = 0; q < K; q++) {
+      const int Y = wy0 + q;
+      if (Y >= h)
+        continue;
       if (p.part) {
         const size_t npix = (size_t) w * h;
         float *o = p.part + (size_t) zi * (1 + C) * npix + (size_t) Y * w + X;
-        o[0] = acc_w[q];
+        o[0] = acc_w[q][j];
 #pragma unroll
         for (int c = 0; c < C; c++)
-          o[(c + 1) * npix] = acc_f[q][c];
+          o[(c + 1) * npix] = acc_f[q][j][c];
       } else {
         uint8_t *o = p.dst + (size_t) Y * p.dstride + (size_t) X * bpp;
         if (COLOR) {
@@ -295,11 +371,11 @@ nlmeans_kernel (const KParams p)
           const int offs[3] = { lr, lg, lb };
 #pragma unroll
           for (int c = 0; c < C; c++) {
-            const int v = (int) (acc_f[q][c] / acc_w[q] + 0.5f);
+            const int v = (int) (acc_f[q][j][c] / acc_w[q][j] + 0.5f);
             o[offs[c]] = (uint8_t) min (v, 255);
           }
         } else {
-          const int v = (int) (acc_f[q][0] / acc_w[q] + 0.5f);
+          const int v = (int) (acc_f[q][j][0] / acc_w[q][j] + 0.5f);
           o[0] = (uint8_t) min (v, 255);
         }
       }
@@ -348,18 +424,99 @@ nlmeans_finish (const KParams p)
   }
 }
 
-/* how many blocks share one tile's offsets (patch radius r) */
+/* The block shape of a layout (2 columns per lane: half the shuffles per
+ * pixel and less halo, 58 of 64 columns per tile instead of 26 of 32 for
+ * patch 7; rows per warp: the fewest that keep the halo rows cheap; grey
+ * 12 x 2 x 2 accumulators, colour 8 x 2 x 4). Measured in
+ * docs/cudanlmeans.md. */
+constexpr Shape kGreyShape = { 2, 12 };
+constexpr Shape kColorShape = { 2, 8 };
+
+Shape
+shape_for (bool color)
+{
+  return color ? kColorShape : kGreyShape;
+}
+
+template < bool COLOR, int COLS, int K >
+int
+blocks_per_sm (int r)
+{
+  int n = 0;
+  cudaError_t e;
+
+  switch (r) {
+    case 0:
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
+          nlmeans_kernel < 0, COLOR, COLS, K >, kThreads, 0);
+      break;
+    case 1:
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
+          nlmeans_kernel < 1, COLOR, COLS, K >, kThreads, 0);
+      break;
+    case 2:
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
+          nlmeans_kernel < 2, COLOR, COLS, K >, kThreads, 0);
+      break;
+    case 3:
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
+          nlmeans_kernel < 3, COLOR, COLS, K >, kThreads, 0);
+      break;
+    case 4:
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
+          nlmeans_kernel < 4, COLOR, COLS, K >, kThreads, 0);
+      break;
+    default:
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
+          nlmeans_kernel < 5, COLOR, COLS, K >, kThreads, 0);
+      break;
+  }
+  return e == cudaSuccess ? n : 0;
+}
+
+/* Blocks of the layout's kernel resident at once on the current device
+ * (one wave), or 512 when the runtime cannot tell. */
+int
+wave_blocks (bool color, int r)
+{
+  int dev = 0, sms = 0, per;
+
+  if (cudaGetDevice (&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev) !=
+      cudaSuccess) {
+    (void) cudaGetLastError ();
+    return 512;
+  }
+  per = color ? blocks_per_sm < true, kColorShape.cols,
+      kColorShape.rows > (r) : blocks_per_sm < false, kGreyShape.cols,
+      kGreyShape.rows > (r);
+  if (per < 1) {
+    (void) cudaGetLastError ();
+    return 512;
+  }
+  return sms * per;
+}
+
+/* How many blocks share one tile's offsets (patch radius r): 1 unless the
+ * tiles fill less than half a wave of blocks on this GPU (small frames,
+ * whole-frame mode), then enough for two waves, within kMaxZ and
+ * kMaxScratch. Splitting costs more than it saves on frames that already
+ * fill the GPU: 1080p grey, patch 7, z = 2 gave 1.91 ms instead of 2.06
+ * for one frame, but 490 frames/s instead of 575 with two frames in
+ * flight (H200, docs/cudanlmeans.md). */
 int
 choose_z (int w, int h, int channels, int r)
 {
-  const size_t tiles = (size_t) ((w + tile_w (r) - 1) / tile_w (r)) *
-      ((h + kTileH - 1) / kTileH);
+  const Shape sh = shape_for (channels != 1);
+  const int tw = tile_w (r, sh.cols), th = tile_h (sh.rows);
+  const size_t tiles = (size_t) ((w + tw - 1) / tw) * ((h + th - 1) / th);
   const size_t per_z = (size_t) (1 + channels) * w * h * sizeof (float);
+  const size_t wave = (size_t) wave_blocks (channels != 1, r);
   size_t z;
 
-  if (tiles >= (size_t) kMinBlocks)
+  if (2 * tiles > wave)
     return 1;
-  z = (kMinBlocks + tiles - 1) / tiles;
+  z = (2 * wave + tiles - 1) / tiles;
   if (z > (size_t) kMaxZ)
     z = kMaxZ;
   if (z * per_z > kMaxScratch)
@@ -381,36 +538,30 @@ layout_ok (CvLumaLayout l)
       && l.g >= 0 && l.b >= 0 && l.r < l.bpp && l.g < l.bpp && l.b < l.bpp);
 }
 
-template < int R, bool COLOR >
+template < bool COLOR, int COLS, int K >
 void
-launch_r (dim3 grid, const KParams & kp, cudaStream_t s)
+launch_shape (int r, const KParams & kp, cudaStream_t s)
 {
-  nlmeans_kernel < R, COLOR > <<<grid, kThreads, 0, s>>> (kp);
-}
-
-template < bool COLOR >
-void
-launch (int r, const KParams & kp, int tiles_y, cudaStream_t s)
-{
-  const dim3 grid ((kp.w + tile_w (r) - 1) / tile_w (r), tiles_y, kp.z);
+  const dim3 grid ((kp.w + tile_w (r, COLS) - 1) / tile_w (r, COLS),
+      (kp.h + tile_h (K) - 1) / tile_h (K), kp.z);
   switch (r) {
     case 0:
-      launch_r < 0, COLOR > (grid, kp, s);
+      nlmeans_kernel < 0, COLOR, COLS, K > <<<grid, kThreads, 0, s>>> (kp);
       break;
     case 1:
-      launch_r < 1, COLOR > (grid, kp, s);
+      nlmeans_kernel < 1, COLOR, COLS, K > <<<grid, kThreads, 0, s>>> (kp);
       break;
     case 2:
-      launch_r < 2, COLOR > (grid, kp, s);
+      nlmeans_kernel < 2, COLOR, COLS, K > <<<grid, kThreads, 0, s>>> (kp);
       break;
     case 3:
-      launch_r < 3, COLOR > (grid, kp, s);
+      nlmeans_kernel < 3, COLOR, COLS, K > <<<grid, kThreads, 0, s>>> (kp);
       break;
     case 4:
-      launch_r < 4, COLOR > (grid, kp, s);
+      nlmeans_kernel < 4, COLOR, COLS, K > <<<grid, kThreads, 0, s>>> (kp);
       break;
     default:
-      launch_r < 5, COLOR > (grid, kp, s);
+      nlmeans_kernel < 5, COLOR, COLS, K > <<<grid, kThreads, 0, s>>> (kp);
       break;
   }
   if (kp.part) {
@@ -420,6 +571,50 @@ launch (int r, const KParams & kp, int tiles_y, cudaStream_t s)
       blocks = 65535;
     nlmeans_finish < COLOR > <<<(unsigned) blocks, 256, 0, s>>> (kp);
   }
+}
+
+/* kernel parameters of a call (z: blocks per tile; part: scratch or NULL) */
+KParams
+make_params (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+    const CvNlMeansParams * params, int z, float *part)
+{
+  const bool color = layout.bpp != 1;
+  const int w = src->width, h = src->height;
+  KParams kp;
+  CvNlMeansConstants k;
+
+  cv_nlmeans_constants (params, color ? 3 : 1, &k);
+  kp.src = src->data;
+  kp.sstride = src->stride;
+  kp.dst = dst->data;
+  kp.dstride = dst->stride;
+  kp.w = w;
+  kp.h = h;
+  kp.bpp = layout.bpp;
+  kp.lr = color ? layout.r : 0;
+  kp.lg = color ? layout.g : 0;
+  kp.lb = color ? layout.b : 0;
+  if (params->search_window == 0) {
+    kp.rx = w - 1;
+    kp.ry = h - 1;
+  } else {
+    const int R = params->search_window / 2;
+    kp.rx = R < w - 1 ? R : w - 1;
+    kp.ry = R < h - 1 ? R : h - 1;
+  }
+  for (int i = 0; i < CV_NLMEANS_MAX_PATCH; i++)
+    kp.g[i] = k.g[i];
+  kp.a = k.a;
+  kp.b = k.b;
+  kp.c = k.c;
+  kp.z = z;
+  kp.part = z > 1 ? part : NULL;
+  {
+    const int g = group_n (shape_for (color).cols);
+    const int ng = ((2 * kp.rx + g) / g) * ((2 * kp.ry + g) / g);
+    kp.zgroups = z > 1 && ng >= 4 * z;
+  }
+  return kp;
 }
 
 }                               /* namespace */
@@ -455,53 +650,23 @@ cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     return CV_ERROR_INVALID_ARGUMENT;
 
   const int w = src->width, h = src->height;
-  const int tiles_y = (h + kTileH - 1) / kTileH;
   const bool color = layout.bpp != 1;
   const int ch = color ? 3 : 1;
   const int r = params->patch_size / 2;
-  if (tiles_y > 65535)
+  const Shape sh = shape_for (color);
+  if ((h + tile_h (sh.rows) - 1) / tile_h (sh.rows) > 65535)
     return CV_ERROR_INVALID_ARGUMENT;
 
-  KParams kp;
-  CvNlMeansConstants k;
-  cv_nlmeans_constants (params, ch, &k);
-  kp.src = src->data;
-  kp.sstride = src->stride;
-  kp.dst = dst->data;
-  kp.dstride = dst->stride;
-  kp.w = w;
-  kp.h = h;
-  kp.bpp = layout.bpp;
-  kp.lr = color ? layout.r : 0;
-  kp.lg = color ? layout.g : 0;
-  kp.lb = color ? layout.b : 0;
-  if (params->search_window == 0) {
-    kp.rx = w - 1;
-    kp.ry = h - 1;
-  } else {
-    const int R = params->search_window / 2;
-    kp.rx = R < w - 1 ? R : w - 1;
-    kp.ry = R < h - 1 ? R : h - 1;
-  }
-  kp.ngx = (2 * kp.rx + 1 + kGroup - 1) / kGroup;
-  kp.ngy = (2 * kp.ry + 1 + kGroup - 1) / kGroup;
-  for (int i = 0; i < CV_NLMEANS_MAX_PATCH; i++)
-    kp.g[i] = k.g[i];
-  kp.a = k.a;
-  kp.b = k.b;
-  kp.c = k.c;
-  kp.z = choose_z (w, h, ch, r);
-  kp.part = NULL;
-  if (kp.z > 1) {
-    if (!scratch || scratch_size < scratch_for (w, h, ch, r))
-      return CV_ERROR_INVALID_ARGUMENT;
-    kp.part = (float *) scratch;
-  }
+  const int z = choose_z (w, h, ch, r);
+  if (z > 1 && (!scratch || scratch_size < scratch_for (w, h, ch, r)))
+    return CV_ERROR_INVALID_ARGUMENT;
+  const KParams kp = make_params (src, layout, dst, params, z,
+      (float *) scratch);
 
   cudaStream_t s = (cudaStream_t) stream;
   if (color)
-    launch < true > (r, kp, tiles_y, s);
+    launch_shape < true, kColorShape.cols, kColorShape.rows > (r, kp, s);
   else
-    launch < false > (r, kp, tiles_y, s);
+    launch_shape < false, kGreyShape.cols, kGreyShape.rows > (r, kp, s);
   return (int) cudaGetLastError ();
 }
