@@ -73,13 +73,6 @@ struct _GstCudaConvolve
 
 #define FORMATS "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (FORMATS)));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (FORMATS)));
-
 #define gst_cuda_convolve_parent_class parent_class
 G_DEFINE_TYPE (GstCudaConvolve, gst_cuda_convolve, GST_TYPE_CUDA_VISION_BASE);
 GST_ELEMENT_REGISTER_DEFINE (cudaconvolve, "cudaconvolve", GST_RANK_NONE,
@@ -457,8 +450,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
           DEFAULT_BORDER_MODE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_cuda_vision_base_class_add_pad_templates (element_class, FORMATS,
+      FORMATS);
   gst_element_class_set_static_metadata (element_class,
       "CUDA convolution filters", "Filter/Effect/Video",
       "Blur, gaussian, sharpen, edge-detect and custom convolution kernels "

@@ -98,13 +98,6 @@ struct _GstCudaMeanShift
 
 #define FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8 }"
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (FORMATS)));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (FORMATS)));
-
 #define GST_TYPE_CUDA_MEAN_SHIFT_KERNEL (gst_cuda_mean_shift_kernel_get_type ())
 static GType
 gst_cuda_mean_shift_kernel_get_type (void)
@@ -626,8 +619,8 @@ gst_cuda_mean_shift_class_init (GstCudaMeanShiftClass * klass)
               G_MININT, G_MAXINT, 255, G_PARAM_READWRITE |
               G_PARAM_STATIC_STRINGS), PROP_FLAGS));
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_cuda_vision_base_class_add_pad_templates (element_class, FORMATS,
+      FORMATS);
   gst_element_class_set_static_metadata (element_class,
       "CUDA mean-shift filter and segmentation", "Filter/Effect/Video",
       "Mean-shift filtering and segmentation in the joint spatial-colour "

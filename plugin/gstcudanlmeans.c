@@ -99,13 +99,6 @@ typedef struct
 
 #define FORMATS "{ GRAY8, I420, NV12, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (FORMATS)));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (FORMATS)));
-
 #define gst_cuda_nl_means_parent_class parent_class
 G_DEFINE_TYPE (GstCudaNlMeans, gst_cuda_nl_means, GST_TYPE_CUDA_VISION_BASE);
 GST_ELEMENT_REGISTER_DEFINE (cudanlmeans, "cudanlmeans", GST_RANK_NONE,
@@ -395,8 +388,8 @@ gst_cuda_nl_means_class_init (GstCudaNlMeansClass * klass)
           "Known noise standard deviation in 8-bit units", 0.0, 255.0,
           DEFAULT_SIGMA, flags));
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_cuda_vision_base_class_add_pad_templates (element_class, FORMATS,
+      FORMATS);
   gst_element_class_set_static_metadata (element_class,
       "CUDA non-local-means denoiser", "Filter/Effect/Video",
       "Non-local-means denoising (Buades, Coll, Morel) with Gaussian-weighted "

@@ -72,13 +72,6 @@ struct _GstCudaSobel
 #define SINK_FORMATS "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
 #define SRC_FORMATS "{ GRAY8, NV12, I420 }"
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (SINK_FORMATS)));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (SRC_FORMATS)));
-
 #define gst_cuda_sobel_parent_class parent_class
 G_DEFINE_TYPE (GstCudaSobel, gst_cuda_sobel, GST_TYPE_CUDA_VISION_BASE);
 GST_ELEMENT_REGISTER_DEFINE (cudasobel, "cudasobel", GST_RANK_NONE,
@@ -159,8 +152,9 @@ gst_cuda_sobel_process_cpu (GstCudaVisionBase * base,
 
   for (p = 1; status == CV_OK && p < GST_VIDEO_INFO_N_PLANES (frame->out_info);
       p++)
-    status = cv_fill_plane_cpu (&frame->out[p], gst_cuda_vision_plane_pixel_stride (frame->out_info, p),
-        128);
+    status =
+        cv_fill_plane_cpu (&frame->out[p],
+        gst_cuda_vision_plane_pixel_stride (frame->out_info, p), 128);
   return status;
 }
 
@@ -176,8 +170,10 @@ gst_cuda_sobel_process_cuda (GstCudaVisionBase * base,
 
   for (p = 1; status == CV_OK && p < GST_VIDEO_INFO_N_PLANES (frame->out_info);
       p++)
-    status = cv_fill_plane_cuda (&frame->out[p], gst_cuda_vision_plane_pixel_stride (frame->out_info, p),
-        128, frame->stream);
+    status =
+        cv_fill_plane_cuda (&frame->out[p],
+        gst_cuda_vision_plane_pixel_stride (frame->out_info, p), 128,
+        frame->stream);
   return status;
 }
 #endif
@@ -261,8 +257,8 @@ gst_cuda_sobel_class_init (GstCudaSobelClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_cuda_vision_base_class_add_pad_templates (element_class, SINK_FORMATS,
+      SRC_FORMATS);
   gst_element_class_set_static_metadata (element_class,
       "CUDA Sobel edge detector", "Filter/Effect/Video",
       "Sobel gradient magnitude of the luma with brightness offset and "

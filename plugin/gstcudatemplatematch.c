@@ -152,13 +152,6 @@ struct _GstCudaTemplateMatch
 #define SRC_FORMATS \
   "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY16_LE }"
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (SINK_FORMATS)));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CUDA_VISION_CAPS_MAKE (SRC_FORMATS)));
-
 #define gst_cuda_template_match_parent_class parent_class
 G_DEFINE_TYPE (GstCudaTemplateMatch, gst_cuda_template_match,
     GST_TYPE_CUDA_VISION_BASE);
@@ -947,8 +940,8 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
           "Output the score image (GRAY8/GRAY16_LE) instead of the frame",
           DEFAULT_SCORE_MAP, flags));
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_cuda_vision_base_class_add_pad_templates (element_class, SINK_FORMATS,
+      SRC_FORMATS);
   gst_element_class_set_static_metadata (element_class,
       "CUDA template matching", "Filter/Analyzer/Video",
       "Finds a template in the frames by SSD or normalized correlation "

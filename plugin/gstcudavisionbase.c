@@ -957,6 +957,58 @@ caps_with_features (GstCaps * caps, const gchar * feature)
   return res;
 }
 
+/* The structures of plain (system memory) caps in CUDA memory, restricted
+ * to the formats GStreamer's CUDA allocator can hold. */
+static GstCaps *
+cuda_memory_caps (GstCaps * plain)
+{
+  GstCaps *any_fmt = caps_with_features (plain,
+      GST_CUDA_VISION_CUDA_MEMORY_FEATURE);
+  GstCaps *fmts = gst_caps_from_string ("video/x-raw("
+      GST_CUDA_VISION_CUDA_MEMORY_FEATURE "), format=(string) "
+      GST_CUDA_VISION_CUDA_MEMORY_FORMATS);
+  GstCaps *cuda = gst_caps_intersect_full (any_fmt, fmts,
+      GST_CAPS_INTERSECT_FIRST);
+
+  gst_caps_unref (any_fmt);
+  gst_caps_unref (fmts);
+  return cuda;
+}
+
+static GstPadTemplate *
+pad_template (const gchar * name, GstPadDirection dir, const gchar * formats)
+{
+  gchar *str = g_strdup_printf ("video/x-raw, format=(string) %s, "
+      "width=(int) [ 1, max ], height=(int) [ 1, max ], "
+      "framerate=(fraction) [ 0, max ]", formats);
+  GstCaps *caps = gst_caps_from_string (str);
+  GstPadTemplate *t;
+
+  g_free (str);
+  g_return_val_if_fail (caps != NULL, NULL);
+#if defined (HAVE_CUDA) && defined (HAVE_GST_CUDA)
+  {
+    GstCaps *cuda = cuda_memory_caps (caps);
+
+    gst_caps_append (cuda, caps);
+    caps = cuda;
+  }
+#endif
+  t = gst_pad_template_new (name, dir, GST_PAD_ALWAYS, caps);
+  gst_caps_unref (caps);
+  return t;
+}
+
+void
+gst_cuda_vision_base_class_add_pad_templates (GstElementClass * klass,
+    const gchar * sink_formats, const gchar * src_formats)
+{
+  gst_element_class_add_pad_template (klass, pad_template ("sink",
+          GST_PAD_SINK, sink_formats));
+  gst_element_class_add_pad_template (klass, pad_template ("src",
+          GST_PAD_SRC, src_formats));
+}
+
 /* The subclass's transform_format_caps sees and returns plain (system
  * memory) caps; the base offers each result in CUDA memory and in system
  * memory, the memory of the input first: CUDA memory stays on the GPU when
@@ -999,16 +1051,8 @@ gst_cuda_vision_base_transform_caps (GstBaseTransform * trans,
     plain = t;
   }
   if (cuda_memory_possible (self)) {
-    GstCaps *any_fmt = caps_with_features (plain,
-        GST_CUDA_VISION_CUDA_MEMORY_FEATURE);
-    GstCaps *fmts = gst_caps_from_string ("video/x-raw("
-        GST_CUDA_VISION_CUDA_MEMORY_FEATURE "), format=(string) "
-        GST_CUDA_VISION_CUDA_MEMORY_FORMATS);
-    GstCaps *cuda = gst_caps_intersect_full (any_fmt, fmts,
-        GST_CAPS_INTERSECT_FIRST);
+    GstCaps *cuda = cuda_memory_caps (plain);
 
-    gst_caps_unref (any_fmt);
-    gst_caps_unref (fmts);
     if (caps_is_cuda_memory (caps)) {
       res = cuda;
       gst_caps_append (res, plain);

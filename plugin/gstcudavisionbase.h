@@ -48,13 +48,6 @@ typedef enum
     "{ I420, YV12, NV12, NV21, Y42B, Y444, RGBA, BGRA, RGBx, BGRx, ARGB, " \
     "ABGR, RGB, BGR }"
 
-/* Pad template caps for the formats of an element: in CUDA memory (frames
- * stay on the GPU between nvcodec's elements and ours) and in system memory.
- * The base offers CUDA memory only when the element runs on the GPU. */
-#define GST_CUDA_VISION_CAPS_MAKE(formats) \
-    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CUDA_VISION_CUDA_MEMORY_FEATURE, \
-        formats) "; " GST_VIDEO_CAPS_MAKE (formats)
-
 /**
  * GstCudaVisionFrame:
  * One frame as a subclass sees it in process_cpu()/process_cuda().
@@ -159,6 +152,15 @@ guint gst_cuda_vision_plane_pixel_stride (const GstVideoInfo * info,
  * the R, G, B byte offsets. FALSE for any other format. */
 gboolean gst_cuda_vision_luma_layout (const GstVideoInfo * info,
     CvLumaLayout * layout);
+
+/* For class_init(): adds the element's "sink" and "src" pad templates
+ * (always): the formats (a caps list string, "{ GRAY8, I420 }") in system
+ * memory and, built with gstreamer-cuda, in CUDA memory (frames stay on
+ * the GPU between nvcodec's elements and ours) for those of them that
+ * GStreamer's CUDA allocator can hold (GST_CUDA_VISION_CUDA_MEMORY_FORMATS).
+ * The base offers CUDA memory only when the element runs on the GPU. */
+void gst_cuda_vision_base_class_add_pad_templates (GstElementClass * klass,
+    const gchar * sink_formats, const gchar * src_formats);
 
 /* The backend running now (CUDA or CPU), AUTO before start. */
 GstCudaVisionBackend gst_cuda_vision_base_get_active_backend

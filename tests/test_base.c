@@ -445,6 +445,56 @@ GST_START_TEST (test_post_stats)
 
 GST_END_TEST;
 
+/* Every element's pad templates list its formats in system memory and, in
+ * CUDA memory, only those GStreamer's CUDA allocator can hold (GRAY8 is
+ * not one: a template offering it could never be negotiated). */
+GST_START_TEST (test_pad_templates)
+{
+  const gchar *names[] = { "cudasobel", "cudaconvolve", "cudanlmeans",
+    "cudatemplatematch", "cudameanshift"
+  };
+  GstCaps *gray_sys = gst_caps_from_string ("video/x-raw, format=GRAY8");
+  GstCaps *gray_cuda =
+      gst_caps_from_string ("video/x-raw(memory:CUDAMemory), format=GRAY8");
+  GstCaps *nv12_sys = gst_caps_from_string ("video/x-raw, format=NV12");
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElementFactory *f = gst_element_factory_find (names[i]);
+    const GList *l;
+    guint n = 0;
+
+    fail_unless (f != NULL, "no element %s", names[i]);
+    for (l = gst_element_factory_get_static_pad_templates (f); l;
+        l = l->next, n++) {
+      GstCaps *caps = gst_static_caps_get (&((GstStaticPadTemplate *)
+              l->data)->static_caps);
+      fail_unless (gst_caps_can_intersect (caps, gray_sys),
+          "%s: no GRAY8 in system memory", names[i]);
+      fail_if (gst_caps_can_intersect (caps, gray_cuda),
+          "%s: GRAY8 offered in CUDA memory", names[i]);
+      gst_caps_unref (caps);
+    }
+    fail_unless_equals_int (n, 2);
+    gst_object_unref (f);
+  }
+  /* cudameanshift takes no NV12 at all: the list is the element's own */
+  {
+    GstElementFactory *f = gst_element_factory_find ("cudameanshift");
+    const GList *l = gst_element_factory_get_static_pad_templates (f);
+    GstCaps *caps = gst_static_caps_get (&((GstStaticPadTemplate *)
+            l->data)->static_caps);
+    fail_if (gst_caps_can_intersect (caps, nv12_sys));
+    gst_caps_unref (caps);
+    gst_object_unref (f);
+  }
+  gst_caps_unref (gray_sys);
+  gst_caps_unref (gray_cuda);
+  gst_caps_unref (nv12_sys);
+}
+
+GST_END_TEST;
+
 static Suite *
 base_suite (void)
 {
@@ -464,6 +514,7 @@ base_suite (void)
   tcase_add_test (tc, test_short_buffer_is_an_error);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_post_stats);
+  tcase_add_test (tc, test_pad_templates);
   return s;
 }
 

@@ -236,9 +236,25 @@ main (int argc, char **argv)
   gst_util_set_object_arg (G_OBJECT (el), "backend", backend);
   g_object_set (el, "pipeline-depth", (guint) depth, "post-stats", TRUE, NULL);
   caps = gst_video_info_to_caps (&info);
-  if (cuda_mem)
+  if (cuda_mem) {
+    GstPad *sinkpad = gst_element_get_static_pad (el, "sink");
+    GstCaps *tmpl = gst_pad_get_pad_template_caps (sinkpad);
+    gboolean ok;
+
     gst_caps_set_features (caps, 0,
         gst_caps_features_new ("memory:CUDAMemory", NULL));
+    /* the element's templates list the formats it takes in CUDA memory
+     * (those gstreamer-cuda's allocator can lay out); asking its allocator
+     * for another one aborts inside gstreamer-cuda */
+    ok = gst_caps_can_intersect (tmpl, caps);
+    gst_caps_unref (tmpl);
+    gst_object_unref (sinkpad);
+    if (!ok) {
+      g_printerr ("%s does not take %s frames in CUDA memory (gstreamer-cuda "
+          "has no layout for them): use --input pinned\n", element, format);
+      return 2;
+    }
+  }
   g_object_set (src, "caps", caps, NULL);
 
   /* the frames: 4 distinct random ones, reused */
