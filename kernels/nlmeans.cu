@@ -438,40 +438,39 @@ shape_for (bool color)
   return color ? kColorShape : kGreyShape;
 }
 
+typedef void (*KernelFn) (const KParams);
+
+/* the kernel of a shape for patch radius r (0 .. 5) */
+template < bool COLOR, int COLS, int K >
+KernelFn
+kernel_for (int r)
+{
+  switch (r) {
+    case 0:
+      return nlmeans_kernel < 0, COLOR, COLS, K >;
+    case 1:
+      return nlmeans_kernel < 1, COLOR, COLS, K >;
+    case 2:
+      return nlmeans_kernel < 2, COLOR, COLS, K >;
+    case 3:
+      return nlmeans_kernel < 3, COLOR, COLS, K >;
+    case 4:
+      return nlmeans_kernel < 4, COLOR, COLS, K >;
+    default:
+      return nlmeans_kernel < 5, COLOR, COLS, K >;
+  }
+}
+
 template < bool COLOR, int COLS, int K >
 int
 blocks_per_sm (int r)
 {
   int n = 0;
-  cudaError_t e;
 
-  switch (r) {
-    case 0:
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
-          nlmeans_kernel < 0, COLOR, COLS, K >, kThreads, 0);
-      break;
-    case 1:
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
-          nlmeans_kernel < 1, COLOR, COLS, K >, kThreads, 0);
-      break;
-    case 2:
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
-          nlmeans_kernel < 2, COLOR, COLS, K >, kThreads, 0);
-      break;
-    case 3:
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
-          nlmeans_kernel < 3, COLOR, COLS, K >, kThreads, 0);
-      break;
-    case 4:
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
-          nlmeans_kernel < 4, COLOR, COLS, K >, kThreads, 0);
-      break;
-    default:
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
-          nlmeans_kernel < 5, COLOR, COLS, K >, kThreads, 0);
-      break;
-  }
-  return e == cudaSuccess ? n : 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
+          kernel_for < COLOR, COLS, K > (r), kThreads, 0) != cudaSuccess)
+    return 0;
+  return n;
 }
 
 /* Blocks of the layout's kernel resident at once on the current device
@@ -544,26 +543,8 @@ launch_shape (int r, const KParams & kp, cudaStream_t s)
 {
   const dim3 grid ((kp.w + tile_w (r, COLS) - 1) / tile_w (r, COLS),
       (kp.h + tile_h (K) - 1) / tile_h (K), kp.z);
-  switch (r) {
-    case 0:
-      nlmeans_kernel < 0, COLOR, COLS, K > <<<grid, kThreads, 0, s>>> (kp);
-      break;
-    case 1:
-      nlmeans_kernel < 1, COLOR, COLS, K > <<<grid, kThreads, 0, s>>> (kp);
-      break;
-    case 2:
-      nlmeans_kernel < 2, COLOR, COLS, K > <<<grid, kThreads, 0, s>>> (kp);
-      break;
-    case 3:
-      nlmeans_kernel < 3, COLOR, COLS, K > <<<grid, kThreads, 0, s>>> (kp);
-      break;
-    case 4:
-      nlmeans_kernel < 4, COLOR, COLS, K > <<<grid, kThreads, 0, s>>> (kp);
-      break;
-    default:
-      nlmeans_kernel < 5, COLOR, COLS, K > <<<grid, kThreads, 0, s>>> (kp);
-      break;
-  }
+
+  kernel_for < COLOR, COLS, K > (r) <<<grid, kThreads, 0, s>>> (kp);
   if (kp.part) {
     const size_t npix = (size_t) kp.w * kp.h;
     size_t blocks = (npix + 255) / 256;
