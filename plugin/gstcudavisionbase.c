@@ -1340,8 +1340,7 @@ gst_cuda_vision_base_propose_allocation (GstBaseTransform * trans,
     GstAllocator *allocator = gst_cv_pinned_allocator_get ();
     GstAllocationParams params;
 
-    gst_allocation_params_init (&params);
-    params.align = 63;
+    gst_cv_pinned_allocation_params (&params);
     if (allocator)
       gst_query_add_allocation_param (query, allocator, &params);
     if (need_pool)
@@ -1418,6 +1417,19 @@ gst_cuda_vision_base_decide_allocation (GstBaseTransform * trans,
      * system memory), so our own pinned pool replaces it. */
     pool = gst_cv_pinned_pool_new (caps, &info, need);
     if (pool) {
+      GstAllocator *pinned = gst_cv_pinned_allocator_get ();
+      GstAllocationParams params;
+
+      /* GstBaseTransform's decide_allocation configures the pool with the
+       * query's first allocator (the system one when downstream names
+       * none): make that the pinned one, or every frame would be
+       * downloaded to staging memory and copied by the CPU */
+      gst_cv_pinned_allocation_params (&params);
+      if (gst_query_get_n_allocation_params (query) > 0)
+        gst_query_set_nth_allocation_param (query, 0, pinned, &params);
+      else
+        gst_query_add_allocation_param (query, pinned, &params);
+      gst_object_unref (pinned);
       if (gst_query_get_n_allocation_pools (query) > 0)
         gst_query_set_nth_allocation_pool (query, 0, pool,
             GST_VIDEO_INFO_SIZE (&info), need, 0);

@@ -155,6 +155,13 @@ gst_cv_pinned_allocator_get (void)
   return gst_allocator_find (GST_CV_PINNED_ALLOCATOR_NAME);
 }
 
+void
+gst_cv_pinned_allocation_params (GstAllocationParams * params)
+{
+  gst_allocation_params_init (params);
+  params->align = 63;           /* 64-byte rows start for vector loads */
+}
+
 GstBufferPool *
 gst_cv_pinned_pool_new (GstCaps * caps, const GstVideoInfo * info,
     guint min_buffers)
@@ -164,8 +171,7 @@ gst_cv_pinned_pool_new (GstCaps * caps, const GstVideoInfo * info,
   GstAllocator *allocator = gst_cv_pinned_allocator_get ();
   GstAllocationParams params;
 
-  gst_allocation_params_init (&params);
-  params.align = 63;            /* 64-byte rows start for vector loads */
+  gst_cv_pinned_allocation_params (&params);
   gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (info),
       min_buffers, 0);
   gst_buffer_pool_config_set_allocator (config, allocator, &params);
@@ -189,6 +195,12 @@ GstAllocator *
 gst_cv_pinned_allocator_get (void)
 {
   return NULL;
+}
+
+void
+gst_cv_pinned_allocation_params (GstAllocationParams * params)
+{
+  gst_allocation_params_init (params);
 }
 
 GstBufferPool *

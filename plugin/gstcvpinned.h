@@ -19,6 +19,10 @@ void gst_cv_pinned_allocator_register (void);
  * driver is usable. */
 GstAllocator *gst_cv_pinned_allocator_get (void);
 
+/* The allocation parameters of pinned buffers (64-byte aligned rows start
+ * for vector loads), for allocation queries and pools. */
+void gst_cv_pinned_allocation_params (GstAllocationParams * params);
+
 /* A GstVideoBufferPool allocating from pinned memory, configured for info,
  * with GstVideoMeta, holding at least min_buffers. NULL without CUDA. */
 GstBufferPool *gst_cv_pinned_pool_new (GstCaps * caps,

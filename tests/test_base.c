@@ -445,6 +445,32 @@ GST_START_TEST (test_post_stats)
 
 GST_END_TEST;
 
+/* On the GPU the output frames are downloaded by DMA straight into pinned
+ * buffers of the element's pool (downstream, here the harness, names no
+ * allocator): no staging copy. On the CPU they are plain system memory. */
+GST_START_TEST (test_output_memory)
+{
+  GstHarness *h = harness_with_depth (1, GST_VIDEO_FORMAT_GRAY8, 64, 8);
+  GstBuffer *out;
+  gboolean pinned;
+  guint64 transfers = 0;
+
+  gst_harness_push (h, step_frame (GST_VIDEO_FORMAT_GRAY8, 64, 8, 20));
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  fail_unless_equals_int (edge_value (out, 64, 8), 80);
+  pinned = gst_memory_is_type (gst_buffer_peek_memory (out, 0),
+      "CudaVisionPinnedMemory");
+  fail_unless_equals_int (pinned, cvtest_backend_is_cuda ());
+  g_object_get (h->element, "host-transfers", &transfers, NULL);
+  /* one upload and one download of the single plane */
+  fail_unless_equals_int ((int) transfers, cvtest_backend_is_cuda ()? 2 : 0);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Every element's pad templates list its formats in system memory and, in
  * CUDA memory, only those GStreamer's CUDA allocator can hold (GRAY8 is
  * not one: a template offering it could never be negotiated). */
@@ -515,6 +541,7 @@ base_suite (void)
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_post_stats);
   tcase_add_test (tc, test_pad_templates);
+  tcase_add_test (tc, test_output_memory);
   return s;
 }
 
