@@ -1429,7 +1429,8 @@ gst_cuda_vision_base_decide_allocation (GstBaseTransform * trans,
         gst_query_set_nth_allocation_param (query, 0, pinned, &params);
       else
         gst_query_add_allocation_param (query, pinned, &params);
-      gst_object_unref (pinned);
+      if (pinned)
+        gst_object_unref (pinned);
       if (gst_query_get_n_allocation_pools (query) > 0)
         gst_query_set_nth_allocation_pool (query, 0, pool,
             GST_VIDEO_INFO_SIZE (&info), need, 0);
