@@ -79,9 +79,12 @@ int cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvNlMeansParams * params);
 
 /* Bytes of device scratch memory cv_nlmeans_cuda needs for this frame size,
- * layout and parameters (0: none). Bounded (at most 64 MiB) whatever the
- * size: it holds per-pixel partial sums when the offsets are split over
- * several blocks (small frames in whole-frame mode). */
+ * layout and parameters (0: none; params NULL: enough for any) on the
+ * current device (the split depends on its SM count and occupancy: ask on
+ * the device that will run the frames). Bounded (at most 64 MiB) whatever
+ * the size: it holds per-pixel partial sums when the offsets are split over
+ * several blocks (frames that fill less than half the GPU, whole-frame
+ * mode). */
 size_t cv_nlmeans_cuda_scratch_size (int width, int height,
     CvLumaLayout layout, const CvNlMeansParams * params);
 

@@ -26,9 +26,9 @@
  * tile over Z blocks (gridDim.z): whole offset groups per block when there
  * are many groups, else every Z-th offset of each group. Their partial
  * sums go to device scratch (bounded, see cv_nlmeans_cuda_scratch_size)
- * and a second kernel adds them in a fixed order and writes the output. Whole-frame mode
- * is the same code with the search window = the frame, so its memory is the
- * same as for any window.
+ * and a second kernel adds them in a fixed order and writes the output.
+ * Whole-frame mode is the same code with the search window = the frame, so
+ * its memory is the same as for any window.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -504,7 +504,7 @@ wave_blocks (bool color, int r)
  * for one frame, but 490 frames/s instead of 575 with two frames in
  * flight (H200, docs/cudanlmeans.md). */
 int
-choose_z (int w, int h, int channels, int r)
+choose_z (int w, int h, int channels, int r, long long noffsets)
 {
   const Shape sh = shape_for (channels != 1);
   const int tw = tile_w (r, sh.cols), th = tile_h (sh.rows);
@@ -518,15 +518,32 @@ choose_z (int w, int h, int channels, int r)
   z = (2 * wave + tiles - 1) / tiles;
   if (z > (size_t) kMaxZ)
     z = kMaxZ;
+  if (noffsets > 0 && z > (size_t) noffsets)
+    z = (size_t) noffsets;      /* a block per offset at most */
   if (z * per_z > kMaxScratch)
     z = kMaxScratch / per_z;
   return z < 2 ? 1 : (int) z;
 }
 
-size_t
-scratch_for (int w, int h, int channels, int r)
+/* offsets of the search window clipped to the frame (0: unknown) */
+long long
+window_offsets (int w, int h, const CvNlMeansParams * params)
 {
-  const int z = choose_z (w, h, channels, r);
+  long long rx = w - 1, ry = h - 1;
+
+  if (!params)
+    return 0;
+  if (params->search_window != 0) {
+    rx = params->search_window / 2 < rx ? params->search_window / 2 : rx;
+    ry = params->search_window / 2 < ry ? params->search_window / 2 : ry;
+  }
+  return (2 * rx + 1) * (2 * ry + 1);
+}
+
+size_t
+scratch_for (int w, int h, int channels, int r, long long noffsets)
+{
+  const int z = choose_z (w, h, channels, r, noffsets);
   return z > 1 ? (size_t) z * (1 + channels) * w * h * sizeof (float) : 0;
 }
 
@@ -610,10 +627,11 @@ cv_nlmeans_cuda_scratch_size (int width, int height, CvLumaLayout layout,
   if (width < 1 || height < 1)
     return 0;
   if (params && cv_nlmeans_params_valid (params))
-    return scratch_for (width, height, ch, params->patch_size / 2);
+    return scratch_for (width, height, ch, params->patch_size / 2,
+        window_offsets (width, height, params));
   /* unknown patch size: enough for any */
   for (int r = 0; r <= CV_NLMEANS_MAX_PATCH / 2; r++) {
-    const size_t n = scratch_for (width, height, ch, r);
+    const size_t n = scratch_for (width, height, ch, r, 0);
     need = n > need ? n : need;
   }
   return need;
@@ -638,8 +656,9 @@ cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   if ((h + tile_h (sh.rows) - 1) / tile_h (sh.rows) > 65535)
     return CV_ERROR_INVALID_ARGUMENT;
 
-  const int z = choose_z (w, h, ch, r);
-  if (z > 1 && (!scratch || scratch_size < scratch_for (w, h, ch, r)))
+  const long long noff = window_offsets (w, h, params);
+  const int z = choose_z (w, h, ch, r, noff);
+  if (z > 1 && (!scratch || scratch_size < scratch_for (w, h, ch, r, noff)))
     return CV_ERROR_INVALID_ARGUMENT;
   const KParams kp = make_params (src, layout, dst, params, z,
       (float *) scratch);

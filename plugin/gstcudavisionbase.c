@@ -1425,10 +1425,16 @@ gst_cuda_vision_base_decide_allocation (GstBaseTransform * trans,
        * none): make that the pinned one, or every frame would be
        * downloaded to staging memory and copied by the CPU */
       gst_cv_pinned_allocation_params (&params);
-      if (gst_query_get_n_allocation_params (query) > 0)
-        gst_query_set_nth_allocation_param (query, 0, pinned, &params);
-      else
+      if (gst_query_get_n_allocation_params (query) > 0) {
+        /* downstream's prefix, padding and alignment, at least ours */
+        GstAllocationParams theirs;
+
+        gst_query_parse_nth_allocation_param (query, 0, NULL, &theirs);
+        theirs.align |= params.align;
+        gst_query_set_nth_allocation_param (query, 0, pinned, &theirs);
+      } else {
         gst_query_add_allocation_param (query, pinned, &params);
+      }
       if (pinned)
         gst_object_unref (pinned);
       if (gst_query_get_n_allocation_pools (query) > 0)

@@ -7,7 +7,8 @@
  * writes show up. Exit status 1 when a case has more than 0.1 % of its
  * components off by more than 1 (or a CUDA/argument error), else 0.
  * Usage: nlm-diag [-q]  (-q: skip the big cases: 1080p, 4K and the
- * whole-frame ones over 256x256 / 300x200). Not a test, not installed: a tool for the GPU machine.
+ * whole-frame ones over 256x256 / 300x200). Not a test, not installed: a
+ * tool for the GPU machine.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -37,8 +38,9 @@ static const Case cases[] = {
   {40, 30, 1, 0, {0.001, 5, 7, 0, 0}},
   {256, 256, 1, 0, {10.5, 7, 21, PS, 15}}, {256, 256, 1, 0, {60, 7, 21, PS, 0}},
   {256, 256, 1, 0, {0.01, 7, 21, PS, 0}}, {256, 256, 1, 1, {60, 7, 0, PS, 0}},
-  /* many tiles (z = 1 at 4K: more than two waves of blocks; 1080p grey
-   * splits its offsets over z = 2 on an H100 / H200) */
+  /* frames that fill the GPU (z = 1: the offsets are not split; the small
+   * frames above split every Z-th offset, the whole-frame 256x256 and
+   * 300x200 cases whole offset groups) */
   {3840, 2160, 1, 1, {10, 7, 21, PS, 0}},
   {1920, 1080, 1, 1, {10, 7, 21, PS, 0}},
   {1920, 1080, 1, 1, {60, 7, 21, PS, 0}},
@@ -47,8 +49,9 @@ static const Case cases[] = {
   {24, 19, 3, 0, {60, 7, 21, PS, 0}}, {97, 61, 3, 0, {60, 5, 0, 0, 0}},
   {97, 61, 3, 0, {0.01, 7, 21, PS, 0}}, {640, 480, 4, 0, {10, 7, 21, PS, 0}},
   {640, 480, 4, 0, {60, 3, 21, 0, 15}},
-  {300, 200, 3, 1, {60, 5, 0, PS, 0}},   /* z-split by whole offset groups */
-  {1920, 1080, 3, 1, {10, 7, 21, PS, 0}}, {3840, 2160, 4, 1, {10, 5, 21, PS, 0}},
+  {300, 200, 3, 1, {60, 5, 0, PS, 0}},  /* z split by whole offset groups */
+  {1920, 1080, 3, 1, {10, 7, 21, PS, 0}},
+  {3840, 2160, 4, 1, {10, 5, 21, PS, 0}},
 };
 
 static unsigned int rng = 12345;

@@ -483,6 +483,8 @@ GST_START_TEST (test_pad_templates)
   GstCaps *gray_cuda =
       gst_caps_from_string ("video/x-raw(memory:CUDAMemory), format=GRAY8");
   GstCaps *nv12_sys = gst_caps_from_string ("video/x-raw, format=NV12");
+  GstCaps *rgba_cuda =
+      gst_caps_from_string ("video/x-raw(memory:CUDAMemory), format=RGBA");
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (names); i++) {
@@ -499,6 +501,15 @@ GST_START_TEST (test_pad_templates)
           "%s: no GRAY8 in system memory", names[i]);
       fail_if (gst_caps_can_intersect (caps, gray_cuda),
           "%s: GRAY8 offered in CUDA memory", names[i]);
+#ifdef CVTEST_HAVE_GST_CUDA
+      /* built with gstreamer-cuda: the formats it can hold are offered */
+      if (((GstStaticPadTemplate *) l->data)->direction == GST_PAD_SINK)
+        fail_unless (gst_caps_can_intersect (caps, rgba_cuda),
+            "%s: no RGBA in CUDA memory", names[i]);
+#else
+      fail_if (gst_caps_can_intersect (caps, rgba_cuda),
+          "%s: CUDA memory offered without gstreamer-cuda", names[i]);
+#endif
       gst_caps_unref (caps);
     }
     fail_unless_equals_int (n, 2);
@@ -517,6 +528,7 @@ GST_START_TEST (test_pad_templates)
   gst_caps_unref (gray_sys);
   gst_caps_unref (gray_cuda);
   gst_caps_unref (nv12_sys);
+  gst_caps_unref (rgba_cuda);
 }
 
 GST_END_TEST;

@@ -237,23 +237,38 @@ main (int argc, char **argv)
   g_object_set (el, "pipeline-depth", (guint) depth, "post-stats", TRUE, NULL);
   caps = gst_video_info_to_caps (&info);
   if (cuda_mem) {
-    GstPad *sinkpad = gst_element_get_static_pad (el, "sink");
-    GstCaps *tmpl = gst_pad_get_pad_template_caps (sinkpad);
-    gboolean ok;
+    GstCaps *any_cuda =
+        gst_caps_from_string ("video/x-raw(memory:CUDAMemory)");
+    const gchar *pads[] = { "sink", "src" };
+    guint k;
 
     gst_caps_set_features (caps, 0,
         gst_caps_features_new ("memory:CUDAMemory", NULL));
-    /* the element's templates list the formats it takes in CUDA memory
-     * (those gstreamer-cuda's allocator can lay out); asking its allocator
-     * for another one aborts inside gstreamer-cuda */
-    ok = gst_caps_can_intersect (tmpl, caps);
-    gst_caps_unref (tmpl);
-    gst_object_unref (sinkpad);
-    if (!ok) {
-      g_printerr ("%s does not take %s frames in CUDA memory (gstreamer-cuda "
-          "has no layout for them): use --input pinned\n", element, format);
-      return 2;
+    /* the element's templates list the formats it takes and gives in CUDA
+     * memory (those gstreamer-cuda's allocator can lay out); asking that
+     * allocator for another one aborts inside gstreamer-cuda */
+    for (k = 0; k < G_N_ELEMENTS (pads); k++) {
+      GstPad *pad = gst_element_get_static_pad (el, pads[k]);
+      GstCaps *tmpl = gst_pad_get_pad_template_caps (pad);
+      gboolean any = gst_caps_can_intersect (tmpl, any_cuda);
+      gboolean ok = k == 0 ? gst_caps_can_intersect (tmpl, caps) : any;
+
+      gst_caps_unref (tmpl);
+      gst_object_unref (pad);
+      if (!any) {
+        g_printerr ("%s has no CUDA memory on its %s pad (plugin built "
+            "without gstreamer-cuda?): use --input pinned\n", element,
+            pads[k]);
+        return 2;
+      }
+      if (!ok) {
+        g_printerr ("%s does not take %s frames in CUDA memory "
+            "(gstreamer-cuda has no layout for them): use --input pinned\n",
+            element, format);
+        return 2;
+      }
     }
+    gst_caps_unref (any_cuda);
   }
   g_object_set (src, "caps", caps, NULL);
 
