@@ -238,12 +238,12 @@ template_spectrum (CvTmFft * f, const CvTemplate * templ)
 
 /* One tile: the windows x0 .. x0 + bw - 1, y0 .. y0 + bh - 1 (all valid,
  * bw <= dw - tw + 1, bh <= dh - th + 1). in, spec: dw x dh reals and their
- * spectrum; cs, cq: bw + tw - 1 column sums. */
+ * spectrum; cs, cq: bw + tw - 1 column sums; cr: bw correlations. */
 static void
 fft_tile (const CvTmFft * f, const CvPlane * lum, int tw, int th,
     const CvTmScoreConst * k, float *map, int rw, int x0, int y0, int bw,
     int bh, double *restrict in, fftw_complex * restrict spec,
-    int64_t * restrict cs, int64_t * restrict cq)
+    int64_t * restrict cs, int64_t * restrict cq, int64_t * restrict cr)
 {
   const int dw = f->dw, dh = f->dh;
   const int iw = bw + tw - 1, ih = bh + th - 1;
@@ -271,40 +271,18 @@ fft_tile (const CvTmFft * f, const CvPlane * lum, int tw, int th,
   fftw_execute_dft_c2r (f->inv, spec, in);
 
   /* window sums: column sums over th rows slid down, then along the row */
-  for (int x = 0; x < iw; x++)
-    cs[x] = cq[x] = 0;
-  for (int j = 0; j < th; j++) {
-    const uint8_t *p = lum->data + (size_t) (y0 + j) * lum->stride + x0;
-    for (int x = 0; x < iw; x++) {
-      cs[x] += p[x];
-      cq[x] += p[x] * p[x];
-    }
-  }
+  cvtm_column_sums (lum->data + (size_t) y0 * lum->stride + x0, lum->stride,
+      iw, th, cs, cq);
   for (int y = 0; y < bh; y++) {
     const double *crow = in + (size_t) y * dw;
-    float *mrow = map + (size_t) (y0 + y) * rw + x0;
-    int64_t s = 0, q = 0;
-    if (y > 0) {
-      const uint8_t *out = lum->data + (size_t) (y0 + y - 1) * lum->stride + x0;
-      const uint8_t *inr = lum->data + (size_t) (y0 + y + th - 1) *
-          lum->stride + x0;
-      for (int x = 0; x < iw; x++) {
-        cs[x] += inr[x] - out[x];
-        cq[x] += inr[x] * inr[x] - out[x] * out[x];
-      }
-    }
-    for (int i = 0; i < tw; i++) {
-      s += cs[i];
-      q += cq[i];
-    }
-    for (int x = 0; x < bw; x++) {
-      if (x > 0) {
-        s += cs[x + tw - 1] - cs[x - 1];
-        q += cq[x + tw - 1] - cq[x - 1];
-      }
-      /* the exact integer: |error| < 1/8 (bound checked) */
-      mrow[x] = cvtm_score (k, (int64_t) floor (crow[x] + 0.5), s, q);
-    }
+    if (y > 0)
+      cvtm_column_sums_next (lum->data + (size_t) (y0 + y - 1) * lum->stride +
+          x0, lum->data + (size_t) (y0 + y + th - 1) * lum->stride + x0, iw,
+          cs, cq);
+    /* the exact integers: |error| < 1/8 (bound checked) */
+    for (int x = 0; x < bw; x++)
+      cr[x] = (int64_t) floor (crow[x] + 0.5);
+    cvtm_row_scores (k, cr, cs, cq, tw, bw, map + (size_t) (y0 + y) * rw + x0);
   }
 }
 
@@ -342,7 +320,8 @@ cvtm_fft_scores (CvTmFft ** pf, const CvPlane * lum, const CvTemplate * templ,
     fftw_complex *spec = fftw_alloc_complex ((size_t) dh * (dw / 2 + 1));
     int64_t *cs = malloc ((size_t) dw * sizeof (int64_t));
     int64_t *cq = malloc ((size_t) dw * sizeof (int64_t));
-    const int ok = in && spec && cs && cq;
+    int64_t *cr = malloc ((size_t) dw * sizeof (int64_t));
+    const int ok = in && spec && cs && cq && cr;
 
     if (!ok) {
 #pragma omp atomic write
@@ -355,12 +334,13 @@ cvtm_fft_scores (CvTmFft ** pf, const CvPlane * lum, const CvTemplate * templ,
         continue;
       fft_tile (f, lum, tw, th, k, map, rw, x0, y0,
           x0 + bw <= rw ? bw : rw - x0, y0 + bh <= rh ? bh : rh - y0,
-          in, spec, cs, cq);
+          in, spec, cs, cq, cr);
     }
     fftw_free (in);
     fftw_free (spec);
     free (cs);
     free (cq);
+    free (cr);
   }
   return status;
 }

@@ -38,4 +38,56 @@ int cvtm_fft_scores (CvTmFft ** fft, const CvPlane * lum,
 
 void cvtm_fft_free (CvTmFft * fft);
 
+/* ---- window sums, shared by both paths (exact integers) ---- */
+
+/* cs[x], cq[x] (x < n): sum and sum of squares of the th pixels of column
+ * x going down from p (the strip's first pixel; rows stride bytes apart). */
+static inline void
+cvtm_column_sums (const uint8_t * p, size_t stride, int n, int th,
+    int64_t * cs, int64_t * cq)
+{
+  for (int x = 0; x < n; x++)
+    cs[x] = cq[x] = 0;
+  for (int j = 0; j < th; j++) {
+    const uint8_t *r = p + (size_t) j * stride;
+    for (int x = 0; x < n; x++) {
+      cs[x] += r[x];
+      cq[x] += r[x] * r[x];
+    }
+  }
+}
+
+/* The same column sums one row further down: row out leaves, row in
+ * enters. */
+static inline void
+cvtm_column_sums_next (const uint8_t * out, const uint8_t * in, int n,
+    int64_t * cs, int64_t * cq)
+{
+  for (int x = 0; x < n; x++) {
+    cs[x] += in[x] - out[x];
+    cq[x] += in[x] * in[x] - out[x] * out[x];
+  }
+}
+
+/* Scores of the n windows of a row into out: window x covers the column
+ * sums x .. x + tw - 1 (slid along the row), c[x] is its correlation. */
+static inline void
+cvtm_row_scores (const CvTmScoreConst * k, const int64_t * c,
+    const int64_t * cs, const int64_t * cq, int tw, int n, float *out)
+{
+  int64_t s = 0, q = 0;
+
+  for (int i = 0; i < tw; i++) {
+    s += cs[i];
+    q += cq[i];
+  }
+  for (int x = 0; x < n; x++) {
+    if (x > 0) {
+      s += cs[x + tw - 1] - cs[x - 1];
+      q += cq[x + tw - 1] - cq[x - 1];
+    }
+    out[x] = cvtm_score (k, c[x], s, q);
+  }
+}
+
 #endif /* CV_TEMPLATE_MATCH_PATHS_H */

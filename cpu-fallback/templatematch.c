@@ -300,24 +300,12 @@ cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
       if (!acc || !c || !cs || !cq)
         continue;
       /* column sums of rows y .. y + th - 1 */
-      if (y == last + 1) {
-        const uint8_t *out = lum.data + (size_t) (y - 1) * lum.stride;
-        const uint8_t *in = lum.data + (size_t) (y + th - 1) * lum.stride;
-        for (int x = 0; x < w; x++) {
-          cs[x] += in[x] - out[x];
-          cq[x] += in[x] * in[x] - out[x] * out[x];
-        }
-      } else {
-        memset (cs, 0, (size_t) w * sizeof (int64_t));
-        memset (cq, 0, (size_t) w * sizeof (int64_t));
-        for (int j = 0; j < th; j++) {
-          const uint8_t *in = lum.data + (size_t) (y + j) * lum.stride;
-          for (int x = 0; x < w; x++) {
-            cs[x] += in[x];
-            cq[x] += in[x] * in[x];
-          }
-        }
-      }
+      if (y == last + 1)
+        cvtm_column_sums_next (lum.data + (size_t) (y - 1) * lum.stride,
+            lum.data + (size_t) (y + th - 1) * lum.stride, w, cs, cq);
+      else
+        cvtm_column_sums (lum.data + (size_t) y * lum.stride, lum.stride, w,
+            th, cs, cq);
       last = y;
 
       /* cross-correlation of the row: blocks of 32 windows with the
@@ -358,21 +346,7 @@ cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
       }
 
       /* window sums slid along the row, scores */
-      {
-        int64_t s = 0, q = 0;
-        float *mrow = map + (size_t) y * rw;
-        for (int i = 0; i < tw; i++) {
-          s += cs[i];
-          q += cq[i];
-        }
-        for (int x = 0; x < rw; x++) {
-          if (x > 0) {
-            s += cs[x + tw - 1] - cs[x - 1];
-            q += cq[x + tw - 1] - cq[x - 1];
-          }
-          mrow[x] = cvtm_score (&k, c[x], s, q);
-        }
-      }
+      cvtm_row_scores (&k, c, cs, cq, tw, rw, map + (size_t) y * rw);
     }
     free (acc);
     free (c);
