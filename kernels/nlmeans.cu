@@ -540,11 +540,18 @@ window_offsets (int w, int h, const CvNlMeansParams * params)
   return (2 * rx + 1) * (2 * ry + 1);
 }
 
+/* bytes of partial sums for z blocks per tile (0 when z = 1) */
+size_t
+scratch_bytes (int z, int w, int h, int channels)
+{
+  return z > 1 ? (size_t) z * (1 + channels) * w * h * sizeof (float) : 0;
+}
+
 size_t
 scratch_for (int w, int h, int channels, int r, long long noffsets)
 {
-  const int z = choose_z (w, h, channels, r, noffsets);
-  return z > 1 ? (size_t) z * (1 + channels) * w * h * sizeof (float) : 0;
+  return scratch_bytes (choose_z (w, h, channels, r, noffsets), w, h,
+      channels);
 }
 
 bool
@@ -658,7 +665,7 @@ cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
 
   const long long noff = window_offsets (w, h, params);
   const int z = choose_z (w, h, ch, r, noff);
-  if (z > 1 && (!scratch || scratch_size < scratch_for (w, h, ch, r, noff)))
+  if (z > 1 && (!scratch || scratch_size < scratch_bytes (z, w, h, ch)))
     return CV_ERROR_INVALID_ARGUMENT;
   const KParams kp = make_params (src, layout, dst, params, z,
       (float *) scratch);
