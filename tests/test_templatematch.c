@@ -782,6 +782,21 @@ check_template_error (const gchar * path, const gchar * text)
   g_rand_free (rand);
 }
 
+/* A new empty file in the temporary folder whose name ends in name: the
+ * suites (cpu, cpu-fft, cuda) may run at once, and each removes its own
+ * files when done. */
+static gchar *
+unique_tmp (const gchar * name)
+{
+  gchar *tmpl = g_strconcat ("cvtm-XXXXXX-", name, NULL), *path = NULL;
+  gint fd = g_file_open_tmp (tmpl, &path, NULL);
+
+  fail_unless (fd >= 0, "no temporary file for %s", name);
+  g_close (fd, NULL);
+  g_free (tmpl);
+  return path;
+}
+
 /* Write a GRAY8 template as a PNG file, encoded by GStreamer. */
 static gchar *
 write_png (const double *t, int tw, int th, const gchar * name)
@@ -790,7 +805,7 @@ write_png (const double *t, int tw, int th, const gchar * name)
   GstCaps *caps = gst_caps_new_empty_simple ("image/png");
   GError *err = NULL;
   GstMapInfo map;
-  gchar *path = g_build_filename (g_get_tmp_dir (), name, NULL);
+  gchar *path = unique_tmp (name);
 
   png = gst_video_convert_sample (s, caps, 10 * GST_SECOND, &err);
   fail_unless (png != NULL, "PNG encoding: %s", err ? err->message : "?");
@@ -806,8 +821,7 @@ write_png (const double *t, int tw, int th, const gchar * name)
 
 GST_START_TEST (test_bad_template_files)
 {
-  gchar *text = g_build_filename (g_get_tmp_dir (), "cvtm-not-an-image.txt",
-      NULL);
+  gchar *text = unique_tmp ("cvtm-not-an-image.txt");
   gchar *big;
 
   /* missing file */
