@@ -18,6 +18,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "convolve_common.h"
+#include "cvcpu.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -261,7 +262,8 @@ named_row (int kind, const uint8_t * restrict r0, const uint8_t * restrict r1,
 static int
 run_named (const uint8_t * src, size_t sstride, uint8_t * dst,
     size_t dstride, int w, int h, int bpp, int mode, int kind,
-    const uint8_t * keep, size_t kstride, int channels)
+    const uint8_t * keep, size_t kstride, int channels,
+    const CvCpuExec * exec)
 {
   const size_t n = (size_t) w * bpp;
   uint8_t *zero = calloc (n, 1);
@@ -269,7 +271,7 @@ run_named (const uint8_t * src, size_t sstride, uint8_t * dst,
 
   if (!zero)
     return CV_ERROR_NO_MEMORY;
-#pragma omp parallel reduction(|:failed)
+#pragma omp parallel reduction(|:failed) num_threads (CV_OMP_THREADS (exec))
   {
     uint16_t *buf = malloc (sizeof (uint16_t) * (n + 2 * bpp));
     int y;
@@ -282,7 +284,7 @@ run_named (const uint8_t * src, size_t sstride, uint8_t * dst,
       int yb = cv_conv_border (y + 1, h, mode);
       uint8_t *drow = dst + (size_t) y * dstride;
 
-      if (!buf)
+      if (!buf || cv_cpu_cancelled (exec))
         continue;
       named_row (kind, ya < 0 ? zero : src + (size_t) ya * sstride,
           src + (size_t) y * sstride, yb < 0 ? zero : src + (size_t) yb *
@@ -338,7 +340,7 @@ static int
 run_custom (const uint8_t * src, size_t sstride, uint8_t * dst,
     size_t dstride, int w, int h, int bpp, int nc,
     const CvConvolveParams * p, const uint8_t * keep, size_t kstride,
-    int channels)
+    int channels, const CvCpuExec * exec)
 {
   const int k = p->ksize, r = k / 2, mode = p->border_mode;
   const int sep = p->separable, nb = round_up_block (w);
@@ -352,7 +354,7 @@ run_custom (const uint8_t * src, size_t sstride, uint8_t * dst,
   for (i = 0; i < w + 2 * r; i++)
     xmap[i] = cv_conv_border (i - r, w, mode);
 
-#pragma omp parallel reduction(|:failed)
+#pragma omp parallel reduction(|:failed) num_threads (CV_OMP_THREADS (exec))
   {
     /* nc rings of k rows, a padded row (separable), the accumulator row
      * and the tap pointers */
@@ -369,7 +371,7 @@ run_custom (const uint8_t * src, size_t sstride, uint8_t * dst,
     pad = mem + rowlen * nc * k;
     acc = pad + rowlen;
     next_e = y0 - r;
-    for (y = y0; y < y1; y++) {
+    for (y = y0; y < y1 && !cv_cpu_cancelled (exec); y++) {
       uint8_t *drow = dst + (size_t) y * dstride;
       int ii, j;
 
@@ -424,7 +426,7 @@ run_custom (const uint8_t * src, size_t sstride, uint8_t * dst,
 
 int
 cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp, int channels,
-    const CvConvolveParams * p)
+    const CvConvolveParams * p, const CvCpuExec * exec)
 {
   int w, h, n, i, ret = CV_OK;
   uint8_t *tmp[2] = { NULL, NULL };
@@ -466,10 +468,12 @@ cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp, int channels,
 
     if (p->filters[i] == CV_FILTER_CUSTOM)
       ret = run_custom (s, ss, d, ds, w, h, bpp, channels, p, keep,
-          src->stride, channels);
+          src->stride, channels, exec);
     else
       ret = run_named (s, ss, d, ds, w, h, bpp, p->border_mode,
-          p->filters[i], keep, src->stride, channels);
+          p->filters[i], keep, src->stride, channels, exec);
+    if (ret == CV_OK && cv_cpu_cancelled (exec))
+      ret = CV_ERROR_CANCELLED;
   }
 done:
   free (tmp[0]);

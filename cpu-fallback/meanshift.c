@@ -8,6 +8,7 @@
  */
 #include "cvmeanshift.h"
 #include "meanshift_core.h"
+#include "cvcpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -214,7 +215,8 @@ segment (const CvMsCore * k, const CvMeanShiftParams * p, int frame_width,
 
 CV_MS_CLONES static void
 filter_row (const CvMsSrc * s, const CvMsCore * k, int y,
-    const uint32_t * img, uint32_t * filt, CvMsPos * pos)
+    const uint32_t * img, uint32_t * filt, CvMsPos * pos,
+    const CvCpuExec * exec)
 {
   const int rw = k->rw;
   CvMsPos tmp;
@@ -225,6 +227,9 @@ filter_row (const CvMsSrc * s, const CvMsCore * k, int y,
     uint32_t v = img[i];
     CvMsPos *pp = pos ? &pos[i] : &tmp;
 
+    /* one pixel can take long (large radius, many iterations) */
+    if (cv_cpu_cancelled (exec))
+      return;
     if (!CV_MS_IN (v)) {
       filt[i] = v;
       continue;
@@ -237,7 +242,8 @@ filter_row (const CvMsSrc * s, const CvMsCore * k, int y,
 
 int
 cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvMeanShiftParams * params, CvMeanShiftSegments * seg)
+    const CvMeanShiftParams * params, CvMeanShiftSegments * seg,
+    const CvCpuExec * exec)
 {
   const CvMeanShiftParams *p = params;
   CvMsCore k;
@@ -280,7 +286,7 @@ cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   }
 
   /* pack the ROI: R, G, B and whether the pixel is inside the colour range */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads (CV_OMP_THREADS (exec))
   for (y = 0; y < rh; y++) {
     const uint8_t *row = src->data + (size_t) (p->roi_y + y) * src->stride;
     int x;
@@ -311,15 +317,17 @@ cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   s.img.stride = (size_t) rw;
 
   /* the mean-shift iterations, one pixel at a time */
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads (CV_OMP_THREADS (exec))
   for (y = 0; y < rh; y++)
-    filter_row (&s, &k, y, img, filt, pos);
+    filter_row (&s, &k, y, img, filt, pos, exec);
 
-  if (segment_mode) {
+  if (cv_cpu_cancelled (exec)) {
+    ret = CV_ERROR_CANCELLED;
+  } else if (segment_mode) {
     ret = segment (&k, p, src->width, filt, pos, dst, layout, seg);
   } else {
     ret = CV_OK;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads (CV_OMP_THREADS (exec))
     for (y = 0; y < rh; y++) {
       uint8_t *row = dst->data + (size_t) (p->roi_y + y) * dst->stride;
       int x;

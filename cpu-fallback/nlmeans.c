@@ -25,6 +25,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "cvnlmeans.h"
+#include "cvcpu.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -95,6 +96,7 @@ typedef struct
                                  * MARGIN_X and MARGIN_Y */
   CvNlMeansConstants k;
   int rx, ry;                   /* search half-widths */
+  const CvCpuExec *exec;        /* polled once per row of offsets */
 } Ctx;
 
 /* Per-thread buffers. */
@@ -239,6 +241,8 @@ static inline __attribute__((always_inline))
   for (dy = -c->ry; dy <= c->ry; dy++) { \
     if (ty0 + th + dy <= 0 || ty0 + dy >= c->h) \
       continue; \
+    if (cv_cpu_cancelled (c->exec)) \
+      break; \
     for (dx = -c->rx; dx <= c->rx; dx++) \
       tile_offset (c, b, tx0, ty0, th, dx, dy, R, CH, UNI); \
   }
@@ -296,7 +300,7 @@ tile_run (const Ctx * c, Bufs * b, const CvPlane * src, CvLumaLayout l,
 
 int
 cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvNlMeansParams * params)
+    const CvNlMeansParams * params, const CvCpuExec * exec)
 {
   Ctx c;
   float *pad;
@@ -316,6 +320,7 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
 
   c.w = src->width;
   c.h = src->height;
+  c.exec = exec;
   c.r = params->patch_size / 2;
   c.ch = layout.bpp == 1 ? 1 : 3;
   cv_nlmeans_constants (params, c.ch, &c.k);
@@ -343,7 +348,7 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     return CV_ERROR_NO_MEMORY;
   for (ch_i = 0; ch_i < c.ch; ch_i++)
     c.pad[ch_i] = pad + plane * ch_i + row0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads (CV_OMP_THREADS (exec))
   for (int py = -MARGIN_Y; py < c.h + MARGIN_Y; py++) {
     const uint8_t *row = src->data + (size_t) mirror (py, c.h) * src->stride;
     for (int k = 0; k < c.ch; k++) {
@@ -354,7 +359,7 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     }
   }
 
-#pragma omp parallel
+#pragma omp parallel num_threads (CV_OMP_THREADS (exec))
   {
     Bufs b;
     const size_t nd = (size_t) (TILE_H + 2 * c.r) * D_MAX;
@@ -373,11 +378,13 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
       b.acc = b.mask + TILE_W;
 #pragma omp for schedule(dynamic)
       for (int t = 0; t < ntx * nty; t++)
-        tile_run (&c, &b, src, layout, dst, (t % ntx) * TILE_W,
-            (t / ntx) * TILE_H);
+        if (!cv_cpu_cancelled (exec))
+          tile_run (&c, &b, src, layout, dst, (t % ntx) * TILE_W,
+              (t / ntx) * TILE_H);
     }
     free (mem);
   }
   free (pad);
-  return status;
+  return status == CV_OK && cv_cpu_cancelled (exec) ? CV_ERROR_CANCELLED :
+      status;
 }

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "cvsobel.h"
+#include "cvcpu.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -83,7 +84,7 @@ sobel_row (const int16_t * restrict r0, const int16_t * restrict r1,
 
 int
 cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvSobelParams * params)
+    const CvSobelParams * params, const CvCpuExec * exec)
 {
   if (!src || !dst || !params || !src->data || !dst->data || src->width < 1
       || src->height < 1 || src->width != dst->width
@@ -94,7 +95,7 @@ cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   const int brightness = params->brightness, threshold = params->threshold;
   int status = CV_OK;
 
-#pragma omp parallel
+#pragma omp parallel num_threads (CV_OMP_THREADS (exec))
   {
     int16_t *buf = malloc (3 * (size_t) (w + 2) * sizeof (int16_t));
     if (!buf) {
@@ -105,6 +106,8 @@ cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
       int last = -10;           /* row held in rows[1] */
 #pragma omp for schedule(static)
       for (int y = 0; y < h; y++) {
+        if (cv_cpu_cancelled (exec))
+          continue;
         if (y == last + 1) {
           /* slide the window down one row */
           int16_t *t = rows[0];
@@ -126,5 +129,6 @@ cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
       free (buf);
     }
   }
-  return status;
+  return status == CV_OK && cv_cpu_cancelled (exec) ? CV_ERROR_CANCELLED :
+      status;
 }

@@ -288,7 +288,8 @@ fft_tile (const CvTmFft * f, const CvPlane * lum, int tw, int th,
 
 int
 cvtm_fft_scores (CvTmFft ** pf, const CvPlane * lum, const CvTemplate * templ,
-    const CvTmScoreConst * k, float *map, int dw, int dh)
+    const CvTmScoreConst * k, float *map, int dw, int dh,
+    const CvCpuExec * exec)
 {
   const int w = lum->width, h = lum->height;
   const int tw = templ->plane.width, th = templ->plane.height;
@@ -314,7 +315,7 @@ cvtm_fft_scores (CvTmFft ** pf, const CvPlane * lum, const CvTemplate * templ,
     if (status != CV_OK)
       return status;
   }
-#pragma omp parallel
+#pragma omp parallel num_threads (CV_OMP_THREADS (exec))
   {
     double *in = fftw_alloc_real ((size_t) dw * dh);
     fftw_complex *spec = fftw_alloc_complex ((size_t) dh * (dw / 2 + 1));
@@ -330,7 +331,7 @@ cvtm_fft_scores (CvTmFft ** pf, const CvPlane * lum, const CvTemplate * templ,
 #pragma omp for schedule(dynamic, 1)
     for (int t = 0; t < ntiles; t++) {
       const int x0 = (t % ntx) * bw, y0 = (t / ntx) * bh;
-      if (!ok)
+      if (!ok || cv_cpu_cancelled (exec))
         continue;
       fft_tile (f, lum, tw, th, k, map, rw, x0, y0,
           x0 + bw <= rw ? bw : rw - x0, y0 + bh <= rh ? bh : rh - y0,
@@ -342,7 +343,8 @@ cvtm_fft_scores (CvTmFft ** pf, const CvPlane * lum, const CvTemplate * templ,
     free (cq);
     free (cr);
   }
-  return status;
+  return status == CV_OK && cv_cpu_cancelled (exec) ? CV_ERROR_CANCELLED :
+      status;
 }
 
 #else /* !HAVE_FFTW: the direct path only */
@@ -366,8 +368,9 @@ cvtm_fft_cost (int w, int h, int tw, int th, int *dw, int *dh)
 int
 cvtm_fft_scores (CvTmFft ** fft, const CvPlane * lum,
     const CvTemplate * templ, const CvTmScoreConst * k, float *map,
-    int dw, int dh)
+    int dw, int dh, const CvCpuExec * exec)
 {
+  (void) exec;
   (void) fft;
   (void) lum;
   (void) templ;

@@ -9,12 +9,14 @@
 
 #include "cvtemplatematch.h"
 #include "cvtemplatematch-score.h"
+#include "cvcpu.h"
 
 /* Scores R of every window into map (rw x rh, rw = W - tw + 1, row-major,
  * tight) with the direct correlation; lum is the frame's luma (GRAY8).
- * Returns CV_OK or CV_ERROR_NO_MEMORY. */
+ * exec: threads and cancellation (NULL: defaults). Returns CV_OK,
+ * CV_ERROR_NO_MEMORY or CV_ERROR_CANCELLED. */
 int cvtm_direct_scores (const CvPlane * lum, const CvTemplate * templ,
-    const CvTmScoreConst * k, float *map);
+    const CvTmScoreConst * k, float *map, const CvCpuExec * exec);
 
 /* Plans, tile size and template spectrum of one workspace. */
 typedef struct CvTmFft CvTmFft;
@@ -30,11 +32,11 @@ double cvtm_fft_cost (int w, int h, int tw, int th, int *dw, int *dh);
  * cvtm_fft_cost (), or any dw >= tw, dh >= th whose error bound holds
  * (tests force small tiles). *fft holds the plans and the template
  * spectrum (NULL at first; rebuilt when the tile size or the template
- * changes, templ->id 0 = every call). Returns CV_OK or
- * CV_ERROR_NO_MEMORY. */
+ * changes, templ->id 0 = every call). Returns CV_OK, CV_ERROR_NO_MEMORY
+ * or CV_ERROR_CANCELLED. */
 int cvtm_fft_scores (CvTmFft ** fft, const CvPlane * lum,
     const CvTemplate * templ, const CvTmScoreConst * k, float *map,
-    int dw, int dh);
+    int dw, int dh, const CvCpuExec * exec);
 
 void cvtm_fft_free (CvTmFft * fft);
 

@@ -30,12 +30,24 @@
 typedef struct
 {
   int path_env;                 /* CUDAVISION_TM_PATH: 0 auto, else forced */
+  size_t map_budget;            /* CVTM_MAP_BUDGET or the environment's */
   int last_path;                /* CvTemplateMatchCpuPath of the last call */
   /* path choice for these sizes (cached: the tile search is not free) */
   int w, h, tw, th, avx2;
   int path, dw, dh;
   CvTmFft *fft;
+  /* kept between frames, grown as needed */
+  float *map;                   /* scores of a band of rows */
+  size_t map_cap;               /* floats */
+  uint8_t *lum;                 /* luma of the band's rows */
+  size_t lum_cap;               /* bytes */
 } CvTmCpuWorkspace;
+
+/* Most scores held at once (floats, 256 MB): larger score images are
+ * computed in bands of rows, once per match searched (see
+ * cv_template_match_cpu ()). CUDAVISION_TM_MAP_BUDGET (windows), read when
+ * the workspace is made, lowers it (tests). */
+#define CVTM_MAP_BUDGET ((size_t) 64 << 20)
 
 /* Cost model of the direct correlation, seconds per multiply-add on one
  * core (the FFT side is in templatematch-fft.c). AVX2: measured
@@ -204,22 +216,23 @@ flush (int64_t * restrict c, uint32_t * restrict acc, int n)
   }
 }
 
-/* luma of src as a tight GRAY8 image, or src itself */
-static int
-get_luma (const CvPlane * src, CvLumaLayout l, CvPlane * out, uint8_t ** buf)
+/* Rows y0 .. y0 + rows - 1 of the luma of src as a tight GRAY8 image in
+ * buf (w * rows bytes), or a view of src itself when it is GRAY8. */
+static void
+get_luma (const CvPlane * src, CvLumaLayout l, int y0, int rows,
+    uint8_t * buf, CvPlane * out, const CvCpuExec * exec)
 {
-  *buf = NULL;
+  out->width = src->width;
+  out->height = rows;
   if (l.r < 0 && l.bpp == 1) {
-    *out = *src;
-    return CV_OK;
+    out->data = src->data + (size_t) y0 * src->stride;
+    out->stride = src->stride;
+    return;
   }
-  *buf = malloc ((size_t) src->width * src->height);
-  if (!*buf)
-    return CV_ERROR_NO_MEMORY;
-#pragma omp parallel for schedule(static)
-  for (int y = 0; y < src->height; y++) {
-    const uint8_t *row = src->data + (size_t) y * src->stride;
-    uint8_t *o = *buf + (size_t) y * src->width;
+#pragma omp parallel for schedule(static) num_threads (CV_OMP_THREADS (exec))
+  for (int y = 0; y < rows; y++) {
+    const uint8_t *row = src->data + (size_t) (y0 + y) * src->stride;
+    uint8_t *o = buf + (size_t) y * src->width;
     if (l.r < 0) {
       for (int x = 0; x < src->width; x++)
         o[x] = row[(size_t) x * l.bpp];
@@ -231,11 +244,8 @@ get_luma (const CvPlane * src, CvLumaLayout l, CvPlane * out, uint8_t ** buf)
       }
     }
   }
-  out->data = *buf;
+  out->data = buf;
   out->stride = src->width;
-  out->width = src->width;
-  out->height = src->height;
-  return CV_OK;
 }
 
 static int
@@ -271,7 +281,7 @@ cpu_has_avx2 (void)
 
 int
 cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
-    const CvTmScoreConst * kp, float *map)
+    const CvTmScoreConst * kp, float *map, const CvCpuExec * exec)
 {
   const CvPlane lum = *lum_;
   const CvTmScoreConst k = *kp;
@@ -283,7 +293,7 @@ cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
   const int avx2 = cpu_has_avx2 ();
 #endif
 
-#pragma omp parallel
+#pragma omp parallel num_threads (CV_OMP_THREADS (exec))
   {
     uint32_t *acc = malloc ((size_t) rw * sizeof (uint32_t));
     int64_t *c = malloc ((size_t) rw * sizeof (int64_t));
@@ -297,7 +307,7 @@ cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
     }
 #pragma omp for schedule(static)
     for (int y = 0; y < rh; y++) {
-      if (!acc || !c || !cs || !cq)
+      if (!acc || !c || !cs || !cq || cv_cpu_cancelled (exec))
         continue;
       /* column sums of rows y .. y + th - 1 */
       if (y == last + 1)
@@ -353,7 +363,17 @@ cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
     free (cs);
     free (cq);
   }
-  return status;
+  return status == CV_OK && cv_cpu_cancelled (exec) ? CV_ERROR_CANCELLED :
+      status;
+}
+
+static size_t
+budget_from_env (void)
+{
+  const char *e = getenv ("CUDAVISION_TM_MAP_BUDGET");
+  long long v = e ? atoll (e) : 0;
+
+  return v > 0 && (size_t) v < CVTM_MAP_BUDGET ? (size_t) v : CVTM_MAP_BUDGET;
 }
 
 static int
@@ -404,6 +424,8 @@ cv_template_match_cpu_free (void *workspace)
   if (!ws)
     return;
   cvtm_fft_free (ws->fft);
+  free (ws->map);
+  free (ws->lum);
   free (ws);
 }
 
@@ -415,16 +437,96 @@ cv_template_match_cpu_path (const void *workspace)
   return ws ? ws->last_path : CV_TM_CPU_PATH_NONE;
 }
 
+/* *buf holds at least n elements of size sz (grown, never shrunk) */
+static int
+ensure (void **buf, size_t * cap, size_t n, size_t sz)
+{
+  void *p;
+
+  if (*cap >= n)
+    return CV_OK;
+  p = realloc (*buf, n * sz);
+  if (!p)
+    return CV_ERROR_NO_MEMORY;
+  *buf = p;
+  *cap = n;
+  return CV_OK;
+}
+
+/* The best window of map rows y0 .. y0 + rows - 1 (scores of frame rows
+ * y0 ..) not suppressed by the m matches found so far, into (*bk, *bi) if
+ * better (frame index y * rw + x; ties: the first in raster order). */
+static void
+band_best (const float *map, int y0, int rows, int rw, int method,
+    const CvTemplateMatch * found, int m, int tw, int th, float *bk,
+    int64_t * bi, const CvCpuExec * exec)
+{
+  float gk = *bk;
+  int64_t gi = *bi;
+
+#pragma omp parallel num_threads (CV_OMP_THREADS (exec))
+  {
+    float lk = 0;
+    int64_t li = -1;
+#pragma omp for schedule(static)
+    for (int y = 0; y < rows; y++) {
+      const float *mrow = map + (size_t) y * rw;
+      for (int x = 0; x < rw; x++) {
+        float r = mrow[x], key;
+        int64_t idx = (int64_t) (y0 + y) * rw + x;
+        if (r != r)
+          continue;
+        key = cvtm_key (method, r);
+        if (!cvtm_better (key, idx, lk, li))
+          continue;
+        if (m > 0 && cvtm_suppressed (found, m, x, y0 + y, tw, th))
+          continue;
+        lk = key;
+        li = idx;
+      }
+    }
+#pragma omp critical
+    {
+      if (cvtm_better (lk, li, gk, gi)) {
+        gk = lk;
+        gi = li;
+      }
+    }
+  }
+  *bk = gk;
+  *bi = gi;
+}
+
+/* Score map rows y0 .. y0 + rows - 1 from the band's scores (rows of the
+ * frame beyond the last window row: pass map NULL for zeros). */
+static void
+write_map_rows (CvPlane * score_map, const float *map, int y0, int rows,
+    int rw, int method, int n, int bits, const CvCpuExec * exec)
+{
+#pragma omp parallel for schedule(static) num_threads (CV_OMP_THREADS (exec))
+  for (int y = 0; y < rows; y++) {
+    uint8_t *orow = score_map->data + (size_t) (y0 + y) * score_map->stride;
+    for (int x = 0; x < score_map->width; x++) {
+      float u = 0.0f;
+      if (map && x < rw)
+        u = cvtm_map_unit (method, n, map[(size_t) y * rw + x]);
+      if (bits == 8)
+        orow[x] = cvtm_map8 (u);
+      else
+        ((uint16_t *) orow)[x] = cvtm_map16 (u);
+    }
+  }
+}
+
 int
 cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, const CvTemplateMatchParams * params,
-    CvPlane * score_map, CvTemplateMatchResult * result, void **workspace)
+    CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
+    const CvCpuExec * exec)
 {
   int status = check_args (src, layout, templ, params, score_map, result);
   CvTmCpuWorkspace local, *ws;
-  CvPlane lum;
-  uint8_t *lbuf;
-  float *map;
+  const int plain = layout.r < 0 && layout.bpp == 1;
 
   if (status != CV_OK)
     return status;
@@ -435,110 +537,112 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
       if (!*workspace)
         return CV_ERROR_NO_MEMORY;
       ((CvTmCpuWorkspace *) * workspace)->path_env = path_from_env ();
+      ((CvTmCpuWorkspace *) * workspace)->map_budget = budget_from_env ();
     }
     ws = *workspace;
   } else {
     memset (&local, 0, sizeof (local));
     local.path_env = path_from_env ();
+    local.map_budget = budget_from_env ();
     ws = &local;
   }
-  status = get_luma (src, layout, &lum, &lbuf);
-  if (status != CV_OK)
-    return status;
 
-  const int w = lum.width, h = lum.height;
+  const int w = src->width, h = src->height;
   const int tw = templ->plane.width, th = templ->plane.height;
   const int rw = w - tw + 1, rh = h - th + 1;
   const int method = params->method;
   const CvTmScoreConst k = cvtm_score_const (method, tw, th, templ->sum,
       templ->sumsq, templ->flat);
+  /* rows of scores per band: all of them unless that is over budget */
+  const int bh = (size_t) rw * rh <= ws->map_budget ? rh :
+      (int) (ws->map_budget / rw > 0 ? ws->map_budget / rw : 1);
+  const int nbands = (rh + bh - 1) / bh;
+  /* one band: the scores are computed once and searched max_matches
+   * times; several: computed again for every match searched */
+  const int passes = nbands == 1 ? 1 : params->max_matches;
 
-  map = malloc ((size_t) rw * rh * sizeof (float));
-  if (!map) {
-    free (lbuf);
-    if (ws == &local)
-      cvtm_fft_free (local.fft);
-    return CV_ERROR_NO_MEMORY;
-  }
+  status = ensure ((void **) &ws->map, &ws->map_cap, (size_t) rw * bh,
+      sizeof (float));
+  if (status == CV_OK && !plain)
+    status = ensure ((void **) &ws->lum, &ws->lum_cap,
+        (size_t) w * (bh + th - 1), 1);
+  if (status == CV_OK)
+    choose_path (ws, w, bh + th - 1, tw, th);
 
-  /* ---- scores ---- */
-  choose_path (ws, w, h, tw, th);
-  if (ws->path == CV_TM_CPU_PATH_FFT)
-    status = cvtm_fft_scores (&ws->fft, &lum, templ, &k, map, ws->dw, ws->dh);
-  else
-    status = cvtm_direct_scores (&lum, templ, &k, map);
-  ws->last_path = ws->path;
-  free (lbuf);
-  if (ws == &local)
-    cvtm_fft_free (local.fft);
-  if (status != CV_OK) {
-    free (map);
-    return status;
-  }
+  for (int pass = 0; status == CV_OK && pass < passes; pass++) {
+    /* matches searched in this pass: all of them with one band */
+    const int m_end = nbands == 1 ? params->max_matches : pass + 1;
+    float bk[CV_TEMPLATE_MATCH_MAX_MATCHES];
+    int64_t bi[CV_TEMPLATE_MATCH_MAX_MATCHES];
+    int m = result->count;
 
-  /* ---- best matches with non-maximum suppression ---- */
-  for (int m = 0; m < params->max_matches; m++) {
-    float bk = 0;
-    int64_t bi = -1;
+    bk[m] = 0;
+    bi[m] = -1;
+    for (int b = 0; status == CV_OK && b < nbands; b++) {
+      const int y0 = b * bh, rows = y0 + bh <= rh ? bh : rh - y0;
+      CvPlane lum;
 
-#pragma omp parallel
-    {
-      float lk = 0;
-      int64_t li = -1;
-#pragma omp for schedule(static)
-      for (int y = 0; y < rh; y++) {
-        const float *mrow = map + (size_t) y * rw;
-        for (int x = 0; x < rw; x++) {
-          float r = mrow[x], key;
-          int64_t idx = (int64_t) y * rw + x;
-          if (r != r)
-            continue;
-          key = cvtm_key (method, r);
-          if (!cvtm_better (key, idx, lk, li))
-            continue;
-          if (m > 0 && cvtm_suppressed (result->match, m, x, y, tw, th))
-            continue;
-          lk = key;
-          li = idx;
-        }
+      get_luma (src, layout, y0, rows + th - 1, ws->lum, &lum, exec);
+      if (ws->path == CV_TM_CPU_PATH_FFT)
+        status = cvtm_fft_scores (&ws->fft, &lum, templ, &k, ws->map,
+            ws->dw, ws->dh, exec);
+      else
+        status = cvtm_direct_scores (&lum, templ, &k, ws->map, exec);
+      ws->last_path = ws->path;
+      if (status != CV_OK)
+        break;
+      if (pass == 0 && score_map)
+        write_map_rows (score_map, ws->map, y0, rows, rw, method, k.n,
+            params->score_map, exec);
+      if (nbands > 1) {
+        band_best (ws->map, y0, rows, rw, method, result->match, m, tw, th,
+            &bk[m], &bi[m], exec);
+        continue;
       }
-#pragma omp critical
-      {
-        if (cvtm_better (lk, li, bk, bi)) {
-          bk = lk;
-          bi = li;
-        }
+      /* one band: the matches one after another, with non-maximum
+       * suppression */
+      for (; m < m_end; m++) {
+        bk[m] = 0;
+        bi[m] = -1;
+        band_best (ws->map, 0, rh, rw, method, result->match, m, tw, th,
+            &bk[m], &bi[m], exec);
+        if (bi[m] < 0 || !cvtm_passes (method, params->threshold,
+                ws->map[bi[m]]))
+          break;
+        result->match[m].x = (int32_t) (bi[m] % rw);
+        result->match[m].y = (int32_t) (bi[m] / rw);
+        result->match[m].score = ws->map[bi[m]];
+        result->count = m + 1;
       }
     }
-    if (bi < 0)
+    if (status != CV_OK || nbands == 1)
+      break;
+    /* several bands: the best window of the frame (its score is the key,
+     * negated back for the SQDIFF methods) */
+    if (bi[m] < 0)
       break;
     {
-      float r = map[bi];
+      const float r = cvtm_key (method, bk[m]);
+
       if (!cvtm_passes (method, params->threshold, r))
         break;
-      result->match[m].x = (int32_t) (bi % rw);
-      result->match[m].y = (int32_t) (bi / rw);
+      result->match[m].x = (int32_t) (bi[m] % rw);
+      result->match[m].y = (int32_t) (bi[m] / rw);
       result->match[m].score = r;
       result->count = m + 1;
     }
   }
-
-  /* ---- score map ---- */
-  if (score_map) {
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < h; y++) {
-      uint8_t *orow = score_map->data + (size_t) y * score_map->stride;
-      for (int x = 0; x < w; x++) {
-        float u = 0.0f;
-        if (x < rw && y < rh)
-          u = cvtm_map_unit (method, k.n, map[(size_t) y * rw + x]);
-        if (params->score_map == 8)
-          orow[x] = cvtm_map8 (u);
-        else
-          ((uint16_t *) orow)[x] = cvtm_map16 (u);
-      }
-    }
+  if (status == CV_OK && score_map && rh < h)
+    write_map_rows (score_map, NULL, rh, h - rh, rw, method, k.n,
+        params->score_map, exec);
+  if (ws == &local) {
+    cvtm_fft_free (local.fft);
+    free (local.map);
+    free (local.lum);
   }
-  free (map);
-  return CV_OK;
+  if (status == CV_OK && cv_cpu_cancelled (exec))
+    status = CV_ERROR_CANCELLED;
+  if (status != CV_OK)
+    result->count = 0;
+  return status;
 }

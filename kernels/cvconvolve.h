@@ -107,10 +107,12 @@ int cv_convolve_chain_radius (const CvConvolveParams * params);
  * applying the filters one after another, bit for bit, borders included.
  * (The custom kernel is a correlation, as OpenCV's filter2D: it is not
  * flipped.)
+ * exec: threads and cancellation of the CPU version (NULL: defaults).
  * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL planes, size < 1 or
- * different, bad bpp/channels/chain), CV_ERROR_NO_MEMORY. */
+ * different, bad bpp/channels/chain), CV_ERROR_NO_MEMORY,
+ * CV_ERROR_CANCELLED. */
 int cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp,
-    int channels, const CvConvolveParams * params);
+    int channels, const CvConvolveParams * params, const CvCpuExec * exec);
 
 /* Same on the GPU: src and dst are device planes; the work is queued on
  * stream (a cudaStream_t) and not waited for. params is copied into the

@@ -127,9 +127,12 @@ typedef struct
  *   hold width * height values; n_segments is set.
  * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL planes, sizes differ or
  * < 1, parameters out of range, ROI not inside the frame, segment mode
- * without seg or with >= 2^32 - 1 pixels), CV_ERROR_NO_MEMORY. */
+ * without seg or with >= 2^32 - 1 pixels), CV_ERROR_NO_MEMORY,
+ * CV_ERROR_CANCELLED (CPU: exec's cancel flag was set; exec NULL:
+ * defaults). */
 int cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvMeanShiftParams * params, CvMeanShiftSegments * seg);
+    const CvMeanShiftParams * params, CvMeanShiftSegments * seg,
+    const CvCpuExec * exec);
 
 /* Same on the GPU: src and dst are device pointers (any pitch); the work
  * is queued on stream (a cudaStream_t) and not waited for. *work is the

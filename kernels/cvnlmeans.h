@@ -72,11 +72,13 @@ typedef struct
  *         offsets of the colour components: they are denoised together;
  *         the remaining byte of a 4-byte pixel (alpha, padding) is copied.
  * dst:    same size and layout as src (may not alias src).
+ * exec:   threads and cancellation of the CPU version (NULL: defaults).
  * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL planes, sizes < 1 or
  * different, bad layout, parameters out of the ranges above),
- * CV_ERROR_NO_MEMORY (CPU), or (CUDA) the cudaError_t of the launch. */
+ * CV_ERROR_NO_MEMORY and CV_ERROR_CANCELLED (CPU), or (CUDA) the
+ * cudaError_t of the launch. */
 int cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvNlMeansParams * params);
+    const CvNlMeansParams * params, const CvCpuExec * exec);
 
 /* Bytes of device scratch memory cv_nlmeans_cuda needs for this frame size,
  * layout and parameters (0: none; params NULL: enough for any) on the

@@ -36,10 +36,12 @@ typedef struct
  * (I. Sobel, G. Feldman, "A 3x3 isotropic gradient operator for image
  * processing", 1968.) The result is exact integer arithmetic: the CUDA and
  * CPU versions are bit-exact.
+ * exec: threads and cancellation of the CPU version (NULL: defaults).
  * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL planes, sizes < 1 or
- * different between src and dst), or (CUDA) the cudaError_t of the launch. */
+ * different between src and dst), CV_ERROR_CANCELLED (CPU), or (CUDA) the
+ * cudaError_t of the launch. */
 int cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvSobelParams * params);
+    const CvSobelParams * params, const CvCpuExec * exec);
 
 /* Same on the GPU: src and dst are device pointers (any pitch), the work is
  * queued on stream (a cudaStream_t) and not waited for. */

@@ -155,12 +155,19 @@ int cv_template_stats (CvTemplate * t);
  * (every call without a workspace), forces one (fft: where FFTW is built
  * in and the bound holds). Window sums by sliding column sums (CPU) or
  * integral images (GPU), O(W H). Scores are the same on every path.
+ * Memory (CPU version): the luma (for RGB frames) and the float scores
+ * live in the workspace and are reused from frame to frame. Score images
+ * above 64 Mi windows (256 MB of floats) are computed in bands of rows:
+ * the correlation then runs once per match searched (max_matches times)
+ * instead of once, with the same results.
+ * exec: threads and cancellation of the CPU version (NULL: defaults).
  * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL pointers, template empty
- * or larger than the frame, bad method or max_matches) or
- * CV_ERROR_NO_MEMORY. */
+ * or larger than the frame, bad method or max_matches),
+ * CV_ERROR_NO_MEMORY or CV_ERROR_CANCELLED (result->count is then 0). */
 int cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, const CvTemplateMatchParams * params,
-    CvPlane * score_map, CvTemplateMatchResult * result, void **workspace);
+    CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
+    const CvCpuExec * exec);
 
 /* Free a workspace of cv_template_match_cpu () (NULL is fine). */
 void cv_template_match_cpu_free (void *workspace);

@@ -258,7 +258,7 @@ gst_cuda_convolve_process_cpu (GstCudaVisionBase * base,
 
   for (p = 0; p < self->n_planes && ret == CV_OK; p++)
     ret = cv_convolve_cpu (&frame->in[p], &frame->out[p], self->planes[p].bpp,
-        self->planes[p].channels, frame->params);
+        self->planes[p].channels, frame->params, frame->cpu);
   return ret;
 }
 
@@ -299,8 +299,15 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
       int filters[CV_CONVOLVE_MAX_CHAIN], n;
 
       if (!parse_filters (str, filters, &n, &error)) {
-        GST_WARNING_OBJECT (self, "filters \"%s\" rejected: %s; keeping "
-            "\"%s\"", GST_STR_NULL (str), error, self->filters);
+        gchar *kept;
+
+        GST_OBJECT_LOCK (self);
+        kept = g_strdup (self->filters);
+        GST_OBJECT_UNLOCK (self);
+        gst_cuda_vision_base_post_rejection (GST_CUDA_VISION_BASE (self),
+            g_strdup_printf ("filters \"%s\" rejected: %s; keeping \"%s\"",
+                GST_STR_NULL (str), error, kept));
+        g_free (kept);
         break;
       }
       GST_OBJECT_LOCK (self);
@@ -318,8 +325,9 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
       p = self->params;
       GST_OBJECT_UNLOCK (self);
       if (!parse_kernel (value, p.kernel, &p.ksize, &error)) {
-        GST_WARNING_OBJECT (self, "kernel rejected: %s; keeping the previous "
-            "%dx%d kernel", error, p.ksize, p.ksize);
+        gst_cuda_vision_base_post_rejection (GST_CUDA_VISION_BASE (self),
+            g_strdup_printf ("kernel rejected: %s; keeping the previous "
+                "%dx%d kernel", error, p.ksize, p.ksize));
         break;
       }
       cv_convolve_params_prepare (&p);

@@ -240,6 +240,32 @@ gst_cuda_mean_shift_get_params (GstCudaVisionBase * base, gpointer params)
             roi[0], roi[1], roi[2], roi[3], self->width, self->height), (NULL));
 }
 
+/* Seconds per pixel, iteration and window pixel (upper bounds: every
+ * pixel iterating max-iterations times), measured at 1080p with hs 8 and
+ * 5 iterations (docs/cudameanshift.md): the CPU per thread, the GPU on an
+ * H100. */
+#define MS_CPU_S_PER_OP 6e-9
+#define MS_GPU_S_PER_OP 1.5e-12
+
+/* The estimated cost of the frame's settings, on the bus when large. */
+static void
+check_cost (GstCudaVisionBase * base, const CvMeanShiftParams * p,
+    gboolean cuda)
+{
+  gdouble px = (gdouble) p->roi_width * p->roi_height;
+  gdouble side = 2.0 * p->spatial_radius + 1, ops, seconds;
+  gchar *setting;
+
+  ops = px * p->max_iterations * MIN (side * side, px);
+  seconds = cuda ? ops * MS_GPU_S_PER_OP : ops * MS_CPU_S_PER_OP /
+      gst_cuda_vision_base_cpu_threads (base);
+  setting = g_strdup_printf ("spatial-radius=%d max-iterations=%d on a "
+      "%dx%d region", p->spatial_radius, p->max_iterations, p->roi_width,
+      p->roi_height);
+  gst_cuda_vision_base_check_cost (base, seconds, setting);
+  g_free (setting);
+}
+
 static Scratch *
 get_scratch (GstCudaVisionFrame * frame)
 {
@@ -258,6 +284,7 @@ gst_cuda_mean_shift_process_cpu (GstCudaVisionBase * base,
   CvMeanShiftSegments seg = { NULL, 0 };
   int ret;
 
+  check_cost (base, p, FALSE);
   if (p->mode == CV_MEANSHIFT_SEGMENT) {
     gsize n = (gsize) frame->in[0].width * frame->in[0].height;
     if (s->labels_size < n) {
@@ -270,7 +297,7 @@ gst_cuda_mean_shift_process_cpu (GstCudaVisionBase * base,
     seg.labels = s->labels;
   }
   ret = cv_meanshift_cpu (&frame->in[0], self->layout, &frame->out[0], p,
-      p->mode == CV_MEANSHIFT_SEGMENT ? &seg : NULL);
+      p->mode == CV_MEANSHIFT_SEGMENT ? &seg : NULL, frame->cpu);
   s->n_segments = seg.n_segments;
   return ret;
 }
@@ -283,6 +310,7 @@ gst_cuda_mean_shift_process_cuda (GstCudaVisionBase * base,
   GstCudaMeanShift *self = GST_CUDA_MEAN_SHIFT (base);
   Scratch *s = get_scratch (frame);
 
+  check_cost (base, frame->params, TRUE);
   return cv_meanshift_cuda (&frame->in[0], self->layout, &frame->out[0],
       frame->params, &s->cuda_work, frame->stream);
 }
@@ -341,27 +369,30 @@ gst_cuda_mean_shift_free_scratch (GstCudaVisionBase * base, gpointer scratch)
   g_free (s);
 }
 
-/* An array property of n ints each in [lo, hi] into out; FALSE (and a
- * warning) when the value does not fit. n_alt: another accepted length
- * (its single value then fills all n), 0 for none. */
+/* An array property of n ints each in [lo, hi] into out; FALSE with
+ * *rejected (why) when the value does not fit. n_alt: another accepted
+ * length (its single value then fills all n), 0 for none. */
 static gboolean
-array_to_ints (GstCudaMeanShift * self, const gchar * name,
-    const GValue * value, guint n, guint n_alt, gint lo, gint hi, gint * out)
+array_to_ints (const gchar * name, const GValue * value, guint n,
+    guint n_alt, gint lo, gint hi, gint * out, gchar ** rejected)
 {
   guint len = gst_value_array_get_size (value), i;
   gint tmp[4];
 
   if (len != n && (n_alt == 0 || len != n_alt)) {
-    GST_WARNING_OBJECT (self, "%s needs %u values (got %u): ignored, the "
-        "old value is kept", name, n, len);
+    *rejected = g_strdup_printf ("%s needs %u values, got %u; the previous "
+        "value is kept", name, n, len);
     return FALSE;
   }
   for (i = 0; i < len; i++) {
     const GValue *v = gst_value_array_get_value (value, i);
     if (!G_VALUE_HOLDS_INT (v) || g_value_get_int (v) < lo
         || g_value_get_int (v) > hi) {
-      GST_WARNING_OBJECT (self, "%s: value %u is not an integer in %d..%d: "
-          "ignored, the old value is kept", name, i, lo, hi);
+      gchar *str = gst_value_serialize (v);
+      *rejected = g_strdup_printf ("%s: %s (value %u) is not an integer in "
+          "%d..%d; the previous value is kept", name, GST_STR_NULL (str),
+          i + 1, lo, hi);
+      g_free (str);
       return FALSE;
     }
     tmp[i] = g_value_get_int (v);
@@ -389,6 +420,7 @@ gst_cuda_mean_shift_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaMeanShift *self = GST_CUDA_MEAN_SHIFT (object);
+  gchar *rejected = NULL;
   gint v[4], i;
 
   GST_OBJECT_LOCK (self);
@@ -415,18 +447,18 @@ gst_cuda_mean_shift_set_property (GObject * object, guint prop_id,
       self->min_segment_size = g_value_get_uint (value);
       break;
     case PROP_ROI:
-      if (array_to_ints (self, "roi", value, 4, 0, 0, G_MAXINT, v)) {
+      if (array_to_ints ("roi", value, 4, 0, 0, G_MAXINT, v, &rejected)) {
         memcpy (self->roi, v, sizeof (self->roi));
         self->roi_warned = FALSE;
       }
       break;
     case PROP_COLOR_MIN:
-      if (array_to_ints (self, "color-min", value, 3, 1, 0, 255, v))
+      if (array_to_ints ("color-min", value, 3, 1, 0, 255, v, &rejected))
         for (i = 0; i < 3; i++)
           self->color_min[i] = (guint8) v[i];
       break;
     case PROP_COLOR_MAX:
-      if (array_to_ints (self, "color-max", value, 3, 1, 0, 255, v))
+      if (array_to_ints ("color-max", value, 3, 1, 0, 255, v, &rejected))
         for (i = 0; i < 3; i++)
           self->color_max[i] = (guint8) v[i];
       break;
@@ -435,6 +467,9 @@ gst_cuda_mean_shift_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  if (rejected)
+    gst_cuda_vision_base_post_rejection (GST_CUDA_VISION_BASE (self),
+        rejected);
 }
 
 static void

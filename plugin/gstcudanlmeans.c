@@ -61,9 +61,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_nl_means_debug);
 #define DEFAULT_PATCH_SIGMA (5.0 / 3.0)
 #define DEFAULT_SIGMA 0.0
 
-/* above this many pixels whole-frame mode gets a warning (cost O(pixels²)) */
-#define WHOLE_FRAME_WARN_PIXELS (512 * 512)
-
 enum
 {
   PROP_0,
@@ -87,7 +84,7 @@ struct _GstCudaNlMeans
 
   /* set_info, streaming thread */
   CvLumaLayout layout;
-  gboolean warned_patch, warned_whole;
+  gboolean warned_patch;
 };
 
 /* device scratch of one slot */
@@ -125,7 +122,7 @@ gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
         GST_VIDEO_INFO_NAME (in_info));
     return FALSE;
   }
-  self->warned_patch = self->warned_whole = FALSE;
+  self->warned_patch = FALSE;
   return TRUE;
 }
 
@@ -144,25 +141,49 @@ gst_cuda_nl_means_get_params (GstCudaVisionBase * base, gpointer params)
   GST_OBJECT_UNLOCK (self);
 }
 
-/* documented fallbacks for sizes the frame cannot hold: warn once */
+/* Seconds per pixel and search offset, measured at 1080p (patch 7,
+ * search 21, docs/cudanlmeans.md): the CPU per thread, the GPU on an H100.
+ * Colour frames cost about 1.35 times as much. */
+#define NLM_CPU_S_PER_OP 4.5e-9
+#define NLM_GPU_S_PER_OP 2.1e-12
+
+/* Documented fallbacks and costly settings, on the bus: a patch larger
+ * than the frame (once per caps), and the estimated cost per frame (once
+ * per setting and frame size, above 1 s). */
 static void
 check_frame (GstCudaNlMeans * self, const CvPlane * luma,
-    const CvNlMeansParams * p)
+    const CvNlMeansParams * p, gboolean cuda)
 {
+  GstCudaVisionBase *base = GST_CUDA_VISION_BASE (self);
+  gint64 ox, oy;
+  gdouble ops, seconds;
+  gchar *setting;
+
   if (!self->warned_patch && (p->patch_size > luma->width
           || p->patch_size > luma->height)) {
-    GST_WARNING_OBJECT (self, "patch-size %d larger than the %dx%d frame: "
-        "the patch is completed by repeated symmetric reflection",
-        p->patch_size, luma->width, luma->height);
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("patch-size %d is larger "
+            "than the %dx%d frame: the patch is completed by repeated "
+            "symmetric reflection", p->patch_size, luma->width, luma->height),
+        (NULL));
     self->warned_patch = TRUE;
   }
-  if (!self->warned_whole && p->search_window == 0
-      && (gint64) luma->width * luma->height > WHOLE_FRAME_WARN_PIXELS) {
-    GST_WARNING_OBJECT (self, "whole-frame mode (search-window=0) on a "
-        "%dx%d frame: the cost grows with the square of the pixel count, "
-        "use a search window for large frames", luma->width, luma->height);
-    self->warned_whole = TRUE;
-  }
+  /* offsets of the search window clipped to the frame */
+  ox = p->search_window ? MIN (p->search_window, 2 * luma->width - 1) :
+      2 * luma->width - 1;
+  oy = p->search_window ? MIN (p->search_window, 2 * luma->height - 1) :
+      2 * luma->height - 1;
+  ops = (gdouble) luma->width * luma->height * ox * oy *
+      (self->layout.r < 0 ? 1.0 : 1.35);
+  seconds = cuda ? ops * NLM_GPU_S_PER_OP : ops * NLM_CPU_S_PER_OP /
+      gst_cuda_vision_base_cpu_threads (base);
+  if (p->search_window == 0)
+    setting = g_strdup_printf ("search-window=0 (the whole frame) on a %dx%d "
+        "frame", luma->width, luma->height);
+  else
+    setting = g_strdup_printf ("search-window=%d on a %dx%d frame",
+        p->search_window, luma->width, luma->height);
+  gst_cuda_vision_base_check_cost (base, seconds, setting);
+  g_free (setting);
 }
 
 static int
@@ -173,9 +194,9 @@ gst_cuda_nl_means_process_cpu (GstCudaVisionBase * base,
   guint p;
   int status;
 
-  check_frame (self, &frame->in[0], frame->params);
+  check_frame (self, &frame->in[0], frame->params, FALSE);
   status = cv_nlmeans_cpu (&frame->in[0], self->layout, &frame->out[0],
-      frame->params);
+      frame->params, frame->cpu);
   for (p = 1; status == CV_OK && p < GST_VIDEO_INFO_N_PLANES (frame->in_info);
       p++)
     status = cv_copy_plane_cpu (&frame->in[p], &frame->out[p],
@@ -195,7 +216,7 @@ gst_cuda_nl_means_process_cuda (GstCudaVisionBase * base,
   int status;
   cudaError_t err;
 
-  check_frame (self, &frame->in[0], frame->params);
+  check_frame (self, &frame->in[0], frame->params, TRUE);
   need = cv_nlmeans_cuda_scratch_size (frame->in[0].width,
       frame->in[0].height, self->layout, frame->params);
   if (!sc) {
@@ -247,6 +268,7 @@ gst_cuda_nl_means_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaNlMeans *self = GST_CUDA_NL_MEANS (object);
+  gchar *rejected = NULL;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -255,7 +277,8 @@ gst_cuda_nl_means_set_property (GObject * object, guint prop_id,
       if (v > 0)
         self->h = v;
       else
-        GST_WARNING_OBJECT (self, "h must be > 0, keeping %g", self->h);
+        rejected = g_strdup_printf ("h must be > 0, got %g; keeping %g", v,
+            self->h);
       break;
     }
     case PROP_PATCH_SIZE:{
@@ -263,7 +286,7 @@ gst_cuda_nl_means_set_property (GObject * object, guint prop_id,
       if (odd_in_range (v, 3, CV_NLMEANS_MAX_PATCH))
         self->patch_size = v;
       else
-        GST_WARNING_OBJECT (self, "patch-size must be odd (3..%d), got %u, "
+        rejected = g_strdup_printf ("patch-size must be odd (3..%d), got %u; "
             "keeping %u", CV_NLMEANS_MAX_PATCH, v, self->patch_size);
       break;
     }
@@ -272,8 +295,8 @@ gst_cuda_nl_means_set_property (GObject * object, guint prop_id,
       if (v == 0 || odd_in_range (v, 3, CV_NLMEANS_MAX_SEARCH))
         self->search_window = v;
       else
-        GST_WARNING_OBJECT (self, "search-window must be 0 or odd (3..%d), "
-            "got %u, keeping %u", CV_NLMEANS_MAX_SEARCH, v,
+        rejected = g_strdup_printf ("search-window must be 0 or odd "
+            "(3..%d), got %u; keeping %u", CV_NLMEANS_MAX_SEARCH, v,
             self->search_window);
       break;
     }
@@ -288,6 +311,9 @@ gst_cuda_nl_means_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  if (rejected)
+    gst_cuda_vision_base_post_rejection (GST_CUDA_VISION_BASE (self),
+        rejected);
 }
 
 static void

@@ -148,7 +148,7 @@ gst_cuda_sobel_process_cpu (GstCudaVisionBase * base,
   GstCudaSobel *self = GST_CUDA_SOBEL (base);
   guint p;
   int status = cv_sobel_cpu (&frame->in[0], self->layout, &frame->out[0],
-      frame->params);
+      frame->params, frame->cpu);
 
   for (p = 1; status == CV_OK && p < GST_VIDEO_INFO_N_PLANES (frame->out_info);
       p++)

@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "gstcudatemplatematch.h"
+#include "gstcvtemplate.h"
 #include "cvtemplatematch.h"
 #include "cvfill.h"
 
@@ -82,32 +83,6 @@ enum
   PROP_SCORE_MAP,
 };
 
-/* A loaded template, immutable once made, shared by reference between the
- * element and the frames in flight. */
-typedef struct
-{
-  CvTemplate cv;                /* plane.data = data */
-  guint8 *data;
-  GstSample *sample;            /* GRAY8, for the template-sample getter */
-} TmTemplate;
-
-static void
-tm_template_clear (gpointer p)
-{
-  TmTemplate *t = p;
-
-  g_free (t->data);
-  if (t->sample)
-    gst_sample_unref (t->sample);
-}
-
-static void
-tm_template_unref (TmTemplate * t)
-{
-  if (t)
-    g_atomic_rc_box_release_full (t, tm_template_clear);
-}
-
 /* Per-slot scratch. */
 typedef struct
 {
@@ -115,7 +90,7 @@ typedef struct
   gboolean pinned;
   void *ws;                     /* CUDA workspace */
   void *cpu_ws;                 /* CPU workspace (FFT plans, spectrum) */
-  TmTemplate *tmpl;             /* template of the frame in this slot */
+  GstCvTemplate *tmpl;             /* template of the frame in this slot */
   gboolean matched;             /* result holds this frame's matches */
 } TmScratch;
 
@@ -136,13 +111,14 @@ struct _GstCudaTemplateMatch
   gboolean display;
   gboolean score_map;
   gchar *template_path;
-  TmTemplate *tmpl;
+  GstCvTemplate *tmpl;
   gchar *tmpl_error;            /* why loading the template failed */
+  GstCvTemplateLoad *pending;   /* the template file being loaded */
 
   /* streaming thread */
   CvLumaLayout layout;
   gint map_bits;                /* 0, 8 or 16: output is the score map */
-  TmTemplate *frame_tmpl;       /* taken by get_params for process_* */
+  GstCvTemplate *frame_tmpl;       /* taken by get_params for process_* */
   gchar *frame_error;
   gboolean warned_no_template;
   guint64 warned_flat_id;
@@ -191,178 +167,107 @@ method_nick (gint method)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Templates */
+/* Templates (loaded by gstcvtemplate.c) */
 
-/* A template from a GRAY8 sample. */
-static TmTemplate *
-template_from_gray8 (GstSample * sample, GError ** err)
-{
-  GstVideoInfo info;
-  GstVideoFrame f;
-  TmTemplate *t;
-  GstCaps *caps = gst_sample_get_caps (sample);
-  GstBuffer *buf = gst_sample_get_buffer (sample);
-  static guint64 next_id = 1;   /* template ids, unique in the process */
-  static GMutex id_lock;
-  gint y, w, h;
-
-  if (!caps || !buf || !gst_video_info_from_caps (&info, caps)
-      || GST_VIDEO_INFO_FORMAT (&info) != GST_VIDEO_FORMAT_GRAY8) {
-    g_set_error (err, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "the template is not a GRAY8 video frame");
-    return NULL;
-  }
-  if (!gst_video_frame_map (&f, &info, buf, GST_MAP_READ)) {
-    g_set_error (err, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "could not map the template frame");
-    return NULL;
-  }
-  w = GST_VIDEO_INFO_WIDTH (&info);
-  h = GST_VIDEO_INFO_HEIGHT (&info);
-  t = g_atomic_rc_box_new0 (TmTemplate);
-  t->data = g_malloc ((gsize) w * h);
-  for (y = 0; y < h; y++)
-    memcpy (t->data + (gsize) y * w, (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f,
-            0) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0), w);
-  gst_video_frame_unmap (&f);
-  t->cv.plane.data = t->data;
-  t->cv.plane.stride = w;
-  t->cv.plane.width = w;
-  t->cv.plane.height = h;
-  cv_template_stats (&t->cv);
-  g_mutex_lock (&id_lock);
-  t->cv.id = next_id++;
-  g_mutex_unlock (&id_lock);
-  t->sample = gst_sample_ref (sample);
-  return t;
-}
-
-/* Decode an image file to GRAY8 with GStreamer's own elements. */
-static TmTemplate *
-template_load_file (GstCudaTemplateMatch * self, const gchar * path,
-    GError ** err)
-{
-  GstElement *pipe, *src, *sink;
-  GstBus *bus;
-  GstMessage *msg;
-  GstSample *sample = NULL;
-  TmTemplate *t = NULL;
-
-  pipe = gst_parse_launch ("filesrc name=src ! decodebin ! videoconvert ! "
-      "video/x-raw,format=GRAY8 ! appsink name=sink sync=false max-buffers=1",
-      err);
-  if (!pipe)
-    return NULL;
-  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  g_object_set (src, "location", path, NULL);
-  bus = gst_element_get_bus (pipe);
-  gst_element_set_state (pipe, GST_STATE_PAUSED);
-  msg = gst_bus_timed_pop_filtered (bus, TEMPLATE_LOAD_TIMEOUT,
-      GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_ASYNC_DONE);
-  if (!msg) {
-    g_set_error (err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-        "decoding timed out");
-  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *e = NULL;
-    gst_message_parse_error (msg, &e, NULL);
-    g_set_error (err, e->domain, e->code, "%s", e->message);
-    g_error_free (e);
-  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
-    g_set_error (err, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
-        "the file holds no image");
-  } else {
-    g_signal_emit_by_name (sink, "pull-preroll", &sample);
-    if (!sample)
-      g_set_error (err, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
-          "the file holds no image");
-  }
-  if (msg)
-    gst_message_unref (msg);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  if (sample) {
-    t = template_from_gray8 (sample, err);
-    gst_sample_unref (sample);
-  }
-  gst_object_unref (bus);
-  gst_object_unref (src);
-  gst_object_unref (sink);
-  gst_object_unref (pipe);
-  GST_DEBUG_OBJECT (self, "template %s: %s", path, t ? "loaded" : "failed");
-  return t;
-}
-
-/* Replace the template (and the load error) under the lock. */
+/* Replace the template, the load error (taken), the pending load (taken)
+ * and the template path, under the lock. */
 static void
-set_template (GstCudaTemplateMatch * self, TmTemplate * t, gchar * path,
-    gchar * error)
+set_template (GstCudaTemplateMatch * self, GstCvTemplate * t, gchar * error,
+    GstCvTemplateLoad * pending, const gchar * path)
 {
-  TmTemplate *old;
+  GstCvTemplate *old;
+  GstCvTemplateLoad *old_pending;
 
   GST_OBJECT_LOCK (self);
   old = self->tmpl;
   self->tmpl = t;
-  g_free (self->template_path);
-  self->template_path = path;
   g_free (self->tmpl_error);
   self->tmpl_error = error;
+  old_pending = self->pending;
+  self->pending = pending;
+  g_free (self->template_path);
+  self->template_path = g_strdup (path);
   GST_OBJECT_UNLOCK (self);
-  tm_template_unref (old);
+  gst_cv_template_unref (old);
+  if (old_pending)
+    gst_cv_template_load_unref (old_pending);
 }
 
+/* `template`: loading starts in a thread of its own; the next frame (or a
+ * read of template-sample) waits for it, at most TEMPLATE_LOAD_TIMEOUT */
 static void
 load_template_path (GstCudaTemplateMatch * self, const gchar * path)
 {
-  GError *err = NULL;
-  TmTemplate *t;
-
   if (!path || !*path) {
-    set_template (self, NULL, NULL, NULL);
+    set_template (self, NULL, NULL, NULL, NULL);
     return;
   }
-  t = template_load_file (self, path, &err);
-  if (t) {
-    GST_INFO_OBJECT (self, "template %s: %dx%d", path, t->cv.plane.width,
-        t->cv.plane.height);
-    set_template (self, t, g_strdup (path), NULL);
-  } else {
-    gchar *msg = g_strdup_printf ("'%s': %s", path,
-        err ? err->message : "unknown error");
-    GST_WARNING_OBJECT (self, "could not load the template %s", msg);
-    set_template (self, NULL, g_strdup (path), msg);
+  set_template (self, NULL, NULL, gst_cv_template_load_file (path,
+          TEMPLATE_LOAD_TIMEOUT), path);
+}
+
+/* Wait for the pending load, if any (object lock not held), and make its
+ * outcome the template. */
+static void
+finish_pending_load (GstCudaTemplateMatch * self)
+{
+  GstCvTemplateLoad *load;
+  GstCvTemplate *t = NULL;
+  gchar *error = NULL;
+
+  GST_OBJECT_LOCK (self);
+  load = self->pending ? gst_cv_template_load_ref (self->pending) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (!load)
+    return;
+  if (!gst_cv_template_load_wait (load, TEMPLATE_LOAD_TIMEOUT, &t, &error))
+    error = g_strdup_printf ("'%s': still loading after %" GST_TIME_FORMAT,
+        gst_cv_template_load_path (load),
+        GST_TIME_ARGS (TEMPLATE_LOAD_TIMEOUT));
+  GST_OBJECT_LOCK (self);
+  if (self->pending == load) {
+    gst_cv_template_load_unref (self->pending);
+    self->pending = NULL;
+    gst_cv_template_unref (self->tmpl);
+    self->tmpl = t;
+    g_free (self->tmpl_error);
+    self->tmpl_error = error;
+    t = NULL;
+    error = NULL;
+    if (self->tmpl)
+      GST_INFO_OBJECT (self, "template %s: %dx%d", self->template_path,
+          self->tmpl->cv.plane.width, self->tmpl->cv.plane.height);
+    else
+      GST_WARNING_OBJECT (self, "could not load the template %s",
+          self->tmpl_error);
   }
-  g_clear_error (&err);
+  GST_OBJECT_UNLOCK (self);
+  /* a newer template was set meanwhile: this outcome is stale */
+  gst_cv_template_unref (t);
+  g_free (error);
+  gst_cv_template_load_unref (load);
 }
 
 static void
 load_template_sample (GstCudaTemplateMatch * self, GstSample * sample)
 {
-  GError *err = NULL;
-  GstSample *gray;
-  GstCaps *caps;
-  TmTemplate *t = NULL;
+  gchar *error = NULL, *msg;
+  GstCvTemplate *t;
 
   if (!sample) {
-    set_template (self, NULL, NULL, NULL);
+    set_template (self, NULL, NULL, NULL, NULL);
     return;
   }
-  caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
-      "GRAY8", NULL);
-  gray = gst_video_convert_sample (sample, caps, TEMPLATE_LOAD_TIMEOUT, &err);
-  gst_caps_unref (caps);
-  if (gray) {
-    t = template_from_gray8 (gray, &err);
-    gst_sample_unref (gray);
-  }
+  t = gst_cv_template_new_from_sample (sample, &error);
   if (t) {
-    set_template (self, t, NULL, NULL);
-  } else {
-    gchar *msg = g_strdup_printf ("template-sample: %s",
-        err ? err->message : "could not convert it to GRAY8");
-    GST_WARNING_OBJECT (self, "could not use the template %s", msg);
-    set_template (self, NULL, NULL, msg);
+    set_template (self, t, NULL, NULL, NULL);
+    return;
   }
-  g_clear_error (&err);
+  msg = g_strdup_printf ("template-sample: %s", error);
+  GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Could not use the "
+          "template-sample: %s", error), ("the next frame fails"));
+  set_template (self, NULL, msg, NULL, NULL);
+  g_free (error);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -465,11 +370,14 @@ gst_cuda_template_match_get_params (GstCudaVisionBase * base, gpointer params)
 {
   GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
   TmParams *p = params;
-  TmTemplate *t;
+  GstCvTemplate *t;
+
+  /* a template file set before this frame is waited for (bounded) */
+  finish_pending_load (self);
 
   /* process_cpu/process_cuda run right after this, in this thread: they
    * take the template and the load error snapshot from here */
-  tm_template_unref (self->frame_tmpl);
+  gst_cv_template_unref (self->frame_tmpl);
   g_clear_pointer (&self->frame_error, g_free);
 
   GST_OBJECT_LOCK (self);
@@ -479,7 +387,7 @@ gst_cuda_template_match_get_params (GstCudaVisionBase * base, gpointer params)
   p->cv.score_map = self->map_bits;
   p->display = self->display;
   t = self->tmpl;
-  self->frame_tmpl = t ? g_atomic_rc_box_acquire (t) : NULL;
+  self->frame_tmpl = gst_cv_template_ref (t);
   self->frame_error = g_strdup (self->tmpl_error);
   GST_OBJECT_UNLOCK (self);
 }
@@ -500,14 +408,14 @@ prepare_frame (GstCudaTemplateMatch * self, GstCudaVisionFrame * frame,
 {
   const TmParams *p = frame->params;
   gchar *error = self->frame_error;
-  TmTemplate *t = self->frame_tmpl;
+  GstCvTemplate *t = self->frame_tmpl;
   gint w = GST_VIDEO_INFO_WIDTH (frame->in_info);
   gint h = GST_VIDEO_INFO_HEIGHT (frame->in_info);
 
   *go = FALSE;
   self->frame_tmpl = NULL;
   self->frame_error = NULL;
-  tm_template_unref (sc->tmpl);
+  gst_cv_template_unref (sc->tmpl);
   sc->tmpl = t;
   sc->matched = FALSE;
 
@@ -515,7 +423,7 @@ prepare_frame (GstCudaTemplateMatch * self, GstCudaVisionFrame * frame,
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
         ("Could not load the template %s", error), (NULL));
     g_free (error);
-    return CV_ERROR_INVALID_ARGUMENT;
+    return GST_CUDA_VISION_ERROR_POSTED;
   }
   if (!t) {
     if (!self->warned_no_template)
@@ -530,7 +438,7 @@ prepare_frame (GstCudaTemplateMatch * self, GstCudaVisionFrame * frame,
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("The template (%dx%d) is larger than the frame (%dx%d)",
             t->cv.plane.width, t->cv.plane.height, w, h), (NULL));
-    return CV_ERROR_INVALID_ARGUMENT;
+    return GST_CUDA_VISION_ERROR_POSTED;
   }
   if (t->cv.flat && p->cv.method == CV_TM_CCOEFF_NORMED
       && self->warned_flat_id != t->cv.id) {
@@ -565,7 +473,8 @@ gst_cuda_template_match_process_cpu (GstCudaVisionBase * base,
   if (!sc->result)
     sc->result = g_new0 (CvTemplateMatchResult, 1);
   status = cv_template_match_cpu (&frame->in[0], self->layout, &sc->tmpl->cv,
-      &p->cv, p->cv.score_map ? &frame->out[0] : NULL, sc->result, &sc->cpu_ws);
+      &p->cv, p->cv.score_map ? &frame->out[0] : NULL, sc->result, &sc->cpu_ws,
+      frame->cpu);
   sc->matched = status == CV_OK;
   return status;
 }
@@ -622,7 +531,7 @@ gst_cuda_template_match_free_scratch (GstCudaVisionBase * base,
   g_free (sc->result);
 #endif
   cv_template_match_cpu_free (sc->cpu_ws);
-  tm_template_unref (sc->tmpl);
+  gst_cv_template_unref (sc->tmpl);
   g_free (sc);
 }
 
@@ -733,7 +642,7 @@ gst_cuda_template_match_stop (GstBaseTransform * trans)
   GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (trans);
   gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 
-  tm_template_unref (self->frame_tmpl);
+  gst_cv_template_unref (self->frame_tmpl);
   self->frame_tmpl = NULL;
   g_clear_pointer (&self->frame_error, g_free);
   self->warned_no_template = FALSE;
@@ -798,6 +707,9 @@ gst_cuda_template_match_get_property (GObject * object, guint prop_id,
 {
   GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (object);
 
+  /* the template being loaded from a file, if any (bounded wait) */
+  if (prop_id == PROP_TEMPLATE_SAMPLE)
+    finish_pending_load (self);
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_METHOD:
@@ -833,8 +745,10 @@ gst_cuda_template_match_finalize (GObject * object)
 {
   GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (object);
 
-  tm_template_unref (self->tmpl);
-  tm_template_unref (self->frame_tmpl);
+  gst_cv_template_unref (self->tmpl);
+  gst_cv_template_unref (self->frame_tmpl);
+  if (self->pending)
+    gst_cv_template_load_unref (self->pending);
   g_free (self->template_path);
   g_free (self->tmpl_error);
   g_free (self->frame_error);

@@ -37,6 +37,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_vision_base_debug);
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_PIPELINE_DEPTH 2
 #define DEFAULT_POST_STATS FALSE
+#define DEFAULT_N_THREADS 0
+/* per-frame cost estimates above this get one warning on the bus */
+#define COST_WARN_SECONDS 1.0
 
 enum
 {
@@ -47,6 +50,7 @@ enum
   PROP_ACTIVE_BACKEND,
   PROP_POST_STATS,
   PROP_HOST_TRANSFERS,
+  PROP_N_THREADS,
 };
 
 typedef struct
@@ -83,8 +87,14 @@ typedef struct
   gint device_id;
   guint pipeline_depth;
   gboolean post_stats;
+  guint n_threads;
 
   /* state */
+  gint cancel;                  /* atomic: flushing or stopping, CPU work
+                                 * in progress stops (CvCpuExec.cancel) */
+  CvCpuExec cpu_exec;           /* of the frame being processed */
+  gchar *cost_warned;           /* setting of the last cost warning */
+  GstCaps *refused_caps;        /* last caps refused with an error */
   GstCudaVisionBackend active_backend;
   gint device;                  /* CUDA device in use */
 #ifdef HAVE_GST_CUDA
@@ -144,6 +154,8 @@ gst_cuda_vision_status_string (int status)
       return "invalid argument";
     case CV_ERROR_NO_MEMORY:
       return "out of memory";
+    case CV_ERROR_CANCELLED:
+      return "cancelled";
     default:
 #ifdef HAVE_CUDA
       if (status > 0)
@@ -204,6 +216,45 @@ gst_cuda_vision_base_get_active_backend (GstCudaVisionBase * self)
   return b;
 }
 
+void
+gst_cuda_vision_base_post_rejection (GstCudaVisionBase * self, gchar * text)
+{
+  GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s", text),
+      ("property value rejected, the previous value kept"));
+  g_free (text);
+}
+
+guint
+gst_cuda_vision_base_cpu_threads (GstCudaVisionBase * self)
+{
+  guint n;
+
+  GST_OBJECT_LOCK (self);
+  n = PRIV (self)->n_threads;
+  GST_OBJECT_UNLOCK (self);
+  return n ? n : (guint) g_get_num_processors ();
+}
+
+void
+gst_cuda_vision_base_check_cost (GstCudaVisionBase * self, gdouble seconds,
+    const gchar * setting)
+{
+  GstCudaVisionBasePrivate *priv = PRIV (self);
+  gboolean cuda = priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA;
+
+  if (seconds < COST_WARN_SECONDS)
+    return;
+  if (priv->cost_warned && g_str_equal (priv->cost_warned, setting))
+    return;
+  g_free (priv->cost_warned);
+  priv->cost_warned = g_strdup (setting);
+  GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+      ("%s: about %.3g s per frame on the %s (estimate)", setting, seconds,
+          cuda ? "GPU" : "CPU"), ("%s; the element cannot be interrupted "
+          "while the GPU computes a frame", cuda ? "a cheaper setting is "
+          "advised" : "CPU frames stop early when flushing or stopping"));
+}
+
 /* ------------------------------------------------------------------------ */
 /* plane geometry */
 
@@ -257,6 +308,72 @@ planes_from_frame (GstVideoFrame * frame, CvPlane * planes)
     planes[p].width = GST_VIDEO_FRAME_COMP_WIDTH (frame, c);
     planes[p].height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, c);
   }
+}
+
+/* A mapped frame is one of the negotiated caps (a GstVideoMeta may say
+ * otherwise), and every plane's rows lie within the memory mapped for it:
+ * GStreamer 1.22's gst_video_frame_map() does not check a meta's strides
+ * and offsets against the memory. FALSE with *why set otherwise. */
+static gboolean
+frame_is_sane (GstVideoFrame * f, const GstVideoInfo * caps, gchar ** why)
+{
+  guint p;
+
+  if (GST_VIDEO_FRAME_FORMAT (f) != GST_VIDEO_INFO_FORMAT (caps)
+      || GST_VIDEO_FRAME_WIDTH (f) != GST_VIDEO_INFO_WIDTH (caps)
+      || GST_VIDEO_FRAME_HEIGHT (f) != GST_VIDEO_INFO_HEIGHT (caps)) {
+    *why = g_strdup_printf ("its video meta describes a %s %dx%d frame, the "
+        "caps a %s %dx%d one", GST_VIDEO_FRAME_FORMAT (f) ==
+        GST_VIDEO_FORMAT_UNKNOWN ? "unknown" : gst_video_format_to_string
+        (GST_VIDEO_FRAME_FORMAT (f)), GST_VIDEO_FRAME_WIDTH (f),
+        GST_VIDEO_FRAME_HEIGHT (f), GST_VIDEO_INFO_NAME (caps),
+        GST_VIDEO_INFO_WIDTH (caps), GST_VIDEO_INFO_HEIGHT (caps));
+    return FALSE;
+  }
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (f); p++) {
+    const GstMapInfo *map = f->meta ? &f->map[p] : &f->map[0];
+    const guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (f, p);
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
+    gsize row = plane_row_bytes (&f->info, p), rows = plane_rows (&f->info, p);
+    gsize start, end;
+
+    if (stride < 0 || (gsize) stride < row) {
+      *why = g_strdup_printf ("plane %u has a stride of %d bytes, less than "
+          "its %" G_GSIZE_FORMAT "-byte rows", p, stride, row);
+      return FALSE;
+    }
+    start = data >= map->data ? (gsize) (data - map->data) : G_MAXSIZE;
+    end = start == G_MAXSIZE ? G_MAXSIZE : start + (rows - 1) * (gsize) stride
+        + row;
+    if (end > map->size) {
+      *why = g_strdup_printf ("plane %u (offset %" G_GSSIZE_FORMAT ", stride "
+          "%d, %" G_GSIZE_FORMAT " rows) ends beyond the %" G_GSIZE_FORMAT
+          " bytes of its memory", p, data - map->data, stride, rows,
+          map->size);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* A subclass's process_* did not return CV_OK: CV_ERROR_CANCELLED (the
+ * element is flushing or stopping) is not an error; an error the subclass
+ * posted itself is not posted again; any other status becomes an element
+ * error naming it. */
+static GstFlowReturn
+process_failed (GstCudaVisionBase * self, int status, const gchar * where)
+{
+  if (status == CV_ERROR_CANCELLED) {
+    GST_DEBUG_OBJECT (self, "frame cancelled (flushing or stopping)");
+    return GST_FLOW_FLUSHING;
+  }
+  if (status != GST_CUDA_VISION_ERROR_POSTED)
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Processing the frame on the %s failed: %s", where,
+            gst_cuda_vision_status_string (status)),
+        ("process_%s returned %d", g_str_equal (where, "GPU") ? "cuda" :
+            "cpu", status));
+  return GST_FLOW_ERROR;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -524,10 +641,7 @@ submit_cuda_in_ctx (GstCudaVisionBase * self, Slot * s, guint index)
   if (status != CV_OK) {
     if (status > 0)
       (void) cudaGetLastError ();
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Processing the frame on the GPU failed: %s",
-            gst_cuda_vision_status_string (status)),
-        ("process_cuda returned %d", status));
+    process_failed (self, status, "GPU");
     return FALSE;
   }
   if (!CUDA_CHECK (self, cudaEventRecord (s->ev[2], s->stream)))
@@ -1205,7 +1319,9 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
       g_free (reason);
       return FALSE;
     }
-    GST_WARNING_OBJECT (self, "running on the CPU: %s", reason);
+    GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND, ("No usable CUDA GPU, "
+            "running on the CPU: %s", reason), ("backend=auto; set "
+            "backend=cpu to run on the CPU without this warning"));
   }
   g_free (reason);
 
@@ -1213,6 +1329,7 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
   priv->active_backend = active;
   priv->host_transfers = 0;
   GST_OBJECT_UNLOCK (self);
+  g_atomic_int_set (&priv->cancel, 0);
   g_object_notify (G_OBJECT (self), "active-backend");
   GST_INFO_OBJECT (self, "backend %s, device %d, pipeline depth %u",
       active == GST_CUDA_VISION_BACKEND_CUDA ? "cuda" : "cpu", priv->device,
@@ -1229,6 +1346,7 @@ gst_cuda_vision_base_stop (GstBaseTransform * trans)
 
   free_slots (self);
   priv->negotiated = FALSE;
+  gst_clear_caps (&priv->refused_caps);
   GST_OBJECT_LOCK (self);
   priv->active_backend = GST_CUDA_VISION_BACKEND_AUTO;
   GST_OBJECT_UNLOCK (self);
@@ -1249,6 +1367,19 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       || !gst_video_info_from_caps (&out_info, outcaps)) {
     GST_ERROR_OBJECT (self, "invalid caps %" GST_PTR_FORMAT " -> %"
         GST_PTR_FORMAT, incaps, outcaps);
+    return FALSE;
+  }
+
+  if (GST_VIDEO_INFO_IS_INTERLACED (&in_info)) {
+    /* once per caps: a refused CAPS event is sent again with every buffer */
+    if (!priv->refused_caps || !gst_caps_is_equal (priv->refused_caps,
+            incaps))
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Interlaced video (%s) is "
+              "not supported: deinterlace it first (e.g. with deinterlace)",
+              gst_video_interlace_mode_to_string
+              (GST_VIDEO_INFO_INTERLACE_MODE (&in_info))), ("caps %"
+              GST_PTR_FORMAT, incaps));
+    gst_caps_replace (&priv->refused_caps, incaps);
     return FALSE;
   }
 
@@ -1566,6 +1697,10 @@ gst_cuda_vision_base_submit_input_buffer (GstBaseTransform * trans,
             GST_BUFFER_PTS (inbuf)));
   if (klass->get_params)
     klass->get_params (self, s->params);
+  GST_OBJECT_LOCK (self);
+  priv->cpu_exec.n_threads = (int) MIN (priv->n_threads, G_MAXINT);
+  GST_OBJECT_UNLOCK (self);
+  priv->cpu_exec.cancel = &priv->cancel;
 
   /* CUDA memory of our context is used in place (device pointers); any
    * other memory is mapped on the host and copied */
@@ -1579,10 +1714,25 @@ gst_cuda_vision_base_submit_input_buffer (GstBaseTransform * trans,
       GST_MAP_WRITE | (s->out_device ? MAP_CUDA : 0));
   if (!s->in_mapped || (!s->out_mapped && !priv->output_is_input)) {
     slot_release (self, s);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-        ("could not map the %s video frame (buffer too small for the caps?)",
-            s->in_mapped ? "output" : "input"));
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("The %s buffer does not hold "
+            "a video frame of the negotiated caps", s->in_mapped ? "output" :
+            "input"), ("could not map the %s video frame (buffer too small "
+            "for the caps?)", s->in_mapped ? "output" : "input"));
     return GST_FLOW_ERROR;
+  }
+  {
+    gchar *why = NULL;
+    gboolean in_ok = frame_is_sane (&s->in_frame, &priv->in_info, &why);
+
+    if (!in_ok || (s->out_mapped && !frame_is_sane (&s->out_frame,
+                &priv->out_info, &why))) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("The %s buffer does not "
+              "match the negotiated caps: %s", in_ok ? "output" : "input",
+              why), ("buffer %" GST_PTR_FORMAT, in_ok ? outbuf : inbuf));
+      g_free (why);
+      slot_release (self, s);
+      return GST_FLOW_ERROR;
+    }
   }
 
 #ifdef HAVE_CUDA
@@ -1611,15 +1761,12 @@ gst_cuda_vision_base_submit_input_buffer (GstBaseTransform * trans,
     frame.params = s->params;
     frame.slot = i;
     frame.scratch = &s->scratch;
+    frame.cpu = &priv->cpu_exec;
     status = klass->process_cpu (self, &frame);
     s->cpu_ms = (g_get_monotonic_time () - t0) / 1000.0;
     if (status != CV_OK) {
       slot_release (self, s);
-      GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-          ("Processing the frame on the CPU failed: %s",
-              gst_cuda_vision_status_string (status)),
-          ("process_cpu returned %d", status));
-      return GST_FLOW_ERROR;
+      return process_failed (self, status, "CPU");
     }
     g_queue_push_tail (&priv->pending, s);
   }
@@ -1657,8 +1804,13 @@ gst_cuda_vision_base_sink_event (GstBaseTransform * trans, GstEvent * event)
   GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
 
   switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START:
+      /* a frame the CPU is computing stops early (CV_ERROR_CANCELLED) */
+      g_atomic_int_set (&PRIV (self)->cancel, 1);
+      break;
     case GST_EVENT_FLUSH_STOP:
       drop_pending (self);
+      g_atomic_int_set (&PRIV (self)->cancel, 0);
       break;
     default:
       /* keep serialized events (EOS, segment, gap, caps, tags, ...) in
@@ -1743,6 +1895,9 @@ gst_cuda_vision_base_set_property (GObject * object, guint prop_id,
     case PROP_POST_STATS:
       priv->post_stats = g_value_get_boolean (value);
       break;
+    case PROP_N_THREADS:
+      priv->n_threads = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1775,6 +1930,9 @@ gst_cuda_vision_base_get_property (GObject * object, guint prop_id,
       break;
     case PROP_HOST_TRANSFERS:
       g_value_set_uint64 (value, priv->host_transfers);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint (value, priv->n_threads);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1830,6 +1988,10 @@ gst_cuda_vision_base_change_state (GstElement * element,
     }
   }
 #endif
+  /* stopping: a frame the CPU is computing stops early, so that the
+   * streaming thread lets go of the stream lock the deactivation takes */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    g_atomic_int_set (&PRIV (element)->cancel, 1);
   ret = GST_ELEMENT_CLASS (gst_cuda_vision_base_parent_class)->change_state
       (element, transition);
 #ifdef HAVE_GST_CUDA
@@ -1848,6 +2010,8 @@ gst_cuda_vision_base_finalize (GObject * object)
 #ifdef HAVE_GST_CUDA
   gst_clear_object (&PRIV (self)->ctx);
 #endif
+  g_free (PRIV (self)->cost_warned);
+  gst_clear_caps (&PRIV (self)->refused_caps);
   G_OBJECT_CLASS (gst_cuda_vision_base_parent_class)->finalize (object);
 }
 
@@ -1937,6 +2101,18 @@ gst_cuda_vision_base_class_init (GstCudaVisionBaseClass * klass)
           "frames stay in CUDA memory)", 0, G_MAXUINT64, 0,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * GstCudaVisionBase:n-threads:
+   * Threads of the CPU backend per frame (OpenMP), 0 = one per processor
+   * (or OMP_NUM_THREADS), default 0; as videoconvert's n-threads. No effect
+   * on the CUDA backend. Takes effect at the next frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_N_THREADS,
+      g_param_spec_uint ("n-threads", "Threads",
+          "Threads of the CPU backend (0 = one per processor)", 0, G_MAXINT,
+          DEFAULT_N_THREADS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
 #ifdef HAVE_GST_CUDA
   GST_ELEMENT_CLASS (klass)->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_vision_base_set_context);
@@ -1978,6 +2154,7 @@ gst_cuda_vision_base_init (GstCudaVisionBase * self)
   priv->device_id = DEFAULT_DEVICE_ID;
   priv->pipeline_depth = DEFAULT_PIPELINE_DEPTH;
   priv->post_stats = DEFAULT_POST_STATS;
+  priv->n_threads = DEFAULT_N_THREADS;
   priv->active_backend = GST_CUDA_VISION_BACKEND_AUTO;
   priv->depth = DEFAULT_PIPELINE_DEPTH;
   g_queue_init (&priv->pending);

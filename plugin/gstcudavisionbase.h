@@ -66,6 +66,9 @@ typedef enum
  * @scratch: per-slot pointer owned by the subclass (e.g. device scratch
  *   memory, allocated lazily on first use); freed with free_scratch() when
  *   the slots are torn down (caps change, stop).
+ * @cpu: process_cpu(): how the CPU call runs (the `n-threads` property and
+ *   the element's cancel flag, set while flushing or stopping): pass it to
+ *   the cv_*_cpu() call. NULL on the CUDA path.
  */
 typedef struct
 {
@@ -77,7 +80,13 @@ typedef struct
   gpointer stream;
   guint slot;
   gpointer *scratch;
+  const CvCpuExec *cpu;
 } GstCudaVisionFrame;
+
+/* Returned by process_cpu()/process_cuda() that posted their own element
+ * error (GST_ELEMENT_ERROR): the base stops with GST_FLOW_ERROR and posts
+ * nothing more. */
+#define GST_CUDA_VISION_ERROR_POSTED (-100)
 
 /**
  * GstCudaVisionBaseClass:
@@ -86,7 +95,9 @@ typedef struct
  *   GST_OBJECT_LOCK). Called once per frame in the streaming thread.
  * @set_info: validate the negotiated caps and prepare (formats, layouts,
  *   upload_planes). Return FALSE to refuse them (not-negotiated).
- * @process_cpu: compute @frame on the CPU. Returns CV_OK or a CV_ERROR_*.
+ * @process_cpu: compute @frame on the CPU. Returns CV_OK, a CV_ERROR_*
+ *   (CV_ERROR_CANCELLED: the frame is dropped silently, the element is
+ *   flushing or stopping) or GST_CUDA_VISION_ERROR_POSTED.
  * @process_cuda: queue @frame's work on frame->stream. Returns CV_OK, a
  *   CV_ERROR_* or a cudaError_t. NULL when the element has no GPU version.
  * @finish_frame: optional; called when a frame's result is complete (the
@@ -161,6 +172,25 @@ gboolean gst_cuda_vision_luma_layout (const GstVideoInfo * info,
  * The base offers CUDA memory only when the element runs on the GPU. */
 void gst_cuda_vision_base_class_add_pad_templates (GstElementClass * klass,
     const gchar * sink_formats, const gchar * src_formats);
+
+/* For process_*(): the estimated cost of this frame's settings in seconds
+ * on the backend running (the subclass's model). Above 1 s per frame, one
+ * element warning (LIBRARY/SETTINGS) says so with the estimate and
+ * `setting` (a description of what is costly); again only for another
+ * setting. */
+void gst_cuda_vision_base_check_cost (GstCudaVisionBase * self,
+    gdouble seconds, const gchar * setting);
+
+/* For set_property(), without the object lock held: a property value was
+ * refused and the previous one kept; `text` (taken) says which and why. An
+ * element warning (LIBRARY/SETTINGS) on the bus, where applications see
+ * it, and in the debug log. */
+void gst_cuda_vision_base_post_rejection (GstCudaVisionBase * self,
+    gchar * text);
+
+/* Threads the CPU backend uses per frame (the `n-threads` property, or
+ * the number of processors when it is 0). */
+guint gst_cuda_vision_base_cpu_threads (GstCudaVisionBase * self);
 
 /* The backend running now (CUDA or CPU), AUTO before start. */
 GstCudaVisionBackend gst_cuda_vision_base_get_active_backend

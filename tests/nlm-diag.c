@@ -126,7 +126,7 @@ run_case (const Case * c)
           cudaMemcpyDeviceToHost));
   {
     CvPlane s = { in, hstride, w, h }, d = { cpu, hstride, w, h };
-    st = cv_nlmeans_cpu (&s, l, &d, &c->p);
+    st = cv_nlmeans_cpu (&s, l, &d, &c->p, NULL);
     if (st != CV_OK) {
       printf ("  cv_nlmeans_cpu returned %d\n", st);
       return -1;

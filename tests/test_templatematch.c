@@ -1307,7 +1307,7 @@ cpu_match (const gchar * path, const CvPlane * src, CvLumaLayout layout,
 
   fail_unless (g_setenv ("CUDAVISION_TM_PATH", path, TRUE));
   fail_unless_equals_int (cv_template_match_cpu (src, layout, t, &p, &mp, r,
-          ws), CV_OK);
+          ws, NULL), CV_OK);
   if (old)
     g_setenv ("CUDAVISION_TM_PATH", old, TRUE);
   else
@@ -1547,12 +1547,14 @@ GST_START_TEST (test_cpu_paths_exact)
     for (method = 0; method < 4; method++) {
       CvTmScoreConst k = cvtm_score_const (method, tw, th, ct.sum, ct.sumsq,
           ct.flat);
-      fail_unless_equals_int (cvtm_direct_scores (&lum, &ct, &k, md), CV_OK);
+      fail_unless_equals_int (cvtm_direct_scores (&lum, &ct, &k, md, NULL),
+          CV_OK);
       for (tile = 0; tile < 2; tile++) {
 #ifdef CVTM_TEST_HAVE_FFTW
         CvTmFft *f = NULL;
         fail_unless_equals_int (cvtm_fft_scores (&f, &lum, &ct, &k, mf,
-                tile ? cases[c][4] : dw, tile ? cases[c][5] : dh), CV_OK);
+                tile ? cases[c][4] : dw, tile ? cases[c][5] : dh, NULL),
+            CV_OK);
         cvtm_fft_free (f);
 #else
         memcpy (mf, md, nwin * sizeof (float));

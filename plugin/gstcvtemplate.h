@@ -1,0 +1,60 @@
+/* gst-cuda-vision: cudatemplatematch's templates, and loading them from
+ * image files without blocking the element's threads.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_CV_TEMPLATE_H__
+#define __GST_CV_TEMPLATE_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include "cvtemplatematch.h"
+
+G_BEGIN_DECLS
+
+/* A template, immutable once made and shared by reference between the
+ * element and the frames in flight: the GRAY8 plane with its statistics
+ * and a process-unique id (cv, for the C interface), and the GRAY8 sample
+ * it was made from (for the template-sample getter). */
+typedef struct
+{
+  CvTemplate cv;
+  guint8 *data;                 /* cv.plane.data */
+  GstSample *sample;
+} GstCvTemplate;
+
+GstCvTemplate *gst_cv_template_ref (GstCvTemplate * t);
+void gst_cv_template_unref (GstCvTemplate * t);
+
+/* A template from an application's sample of raw video (any format
+ * gst_video_convert_sample() converts to GRAY8). The sample must have
+ * caps of raw video and a buffer holding a whole frame of them; NULL with
+ * *error (a sentence to show) otherwise. Synchronous: the conversion of an
+ * in-memory frame. */
+GstCvTemplate *gst_cv_template_new_from_sample (GstSample * sample,
+    gchar ** error);
+
+/* Loading a template from an image file (decoded by GStreamer: filesrc !
+ * decodebin ! videoconvert ! GRAY8) in a thread of its own, so that
+ * neither set_property nor the streaming thread waits for the file system
+ * or a decoder for longer than they choose. A path that is not a regular
+ * file (a FIFO, a device, a directory) or does not exist fails at once;
+ * decoding that does not produce an image within `timeout` fails. */
+typedef struct _GstCvTemplateLoad GstCvTemplateLoad;
+
+GstCvTemplateLoad *gst_cv_template_load_file (const gchar * path,
+    GstClockTime timeout);
+
+/* Wait at most `timeout` for the load to end. TRUE once it has ended, with
+ * *tmpl (a new reference) or, on failure, *error (a sentence naming the
+ * file and the reason); FALSE when it is still running. */
+gboolean gst_cv_template_load_wait (GstCvTemplateLoad * load,
+    GstClockTime timeout, GstCvTemplate ** tmpl, gchar ** error);
+
+const gchar *gst_cv_template_load_path (GstCvTemplateLoad * load);
+GstCvTemplateLoad *gst_cv_template_load_ref (GstCvTemplateLoad * load);
+void gst_cv_template_load_unref (GstCvTemplateLoad * load);
+
+G_END_DECLS
+#endif

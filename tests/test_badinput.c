@@ -1,0 +1,544 @@
+/* Bad and stressful input for every element: buffers that do not match
+ * their caps (video meta larger than the caps, strides or offsets beyond
+ * the memory), interlaced caps, settings that take minutes per frame
+ * (flushing and stopping must not wait for them), property values refused
+ * with a message on the bus, racing property writers, and
+ * cudatemplatematch's templates (FIFO paths, missing files, broken
+ * samples). Each case gives a clear GStreamer error or a documented,
+ * posted fallback: never a crash, a hang or a silently dropped frame.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cvtest.h"
+
+#include <string.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
+
+static const gchar *elements[] = { "cudasobel", "cudaconvolve",
+  "cudanlmeans", "cudatemplatematch", "cudameanshift"
+};
+
+/* a GRAY8 template sample of w x h */
+static GstSample *
+gray_sample (gint w, gint h)
+{
+  GstVideoInfo info;
+  GstBuffer *buf;
+  GstCaps *caps;
+  GstSample *s;
+  GRand *r = g_rand_new_with_seed (7);
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  buf = cvtest_random_frame (&info, 0, r);
+  caps = gst_video_info_to_caps (&info);
+  s = gst_sample_new (buf, caps, NULL, NULL);
+  gst_buffer_unref (buf);
+  gst_caps_unref (caps);
+  g_rand_free (r);
+  return s;
+}
+
+/* A harness of the element with a bus, ready for RGBA frames of w x h. */
+static GstHarness *
+harness_with_bus (const gchar * name, GstVideoFormat fmt, gint width,
+    gint height, GstBus ** bus)
+{
+  GstHarness *h = cvtest_harness_new (name, NULL);
+
+  *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, *bus);
+  g_object_set (h->element, "pipeline-depth", 1, NULL);
+  if (g_str_equal (name, "cudatemplatematch")) {
+    GstSample *s = gray_sample (4, 4);
+    g_object_set (h->element, "template-sample", s, NULL);
+    gst_sample_unref (s);
+  }
+  gst_harness_set_src_caps (h, cvtest_caps (fmt, width, height));
+  return h;
+}
+
+/* The messages of the given type on the bus, in order (popped). */
+static GList *
+pop_all (GstBus * bus, GstMessageType type)
+{
+  GList *l = NULL;
+  GstMessage *m;
+
+  while ((m = gst_bus_pop_filtered (bus, type)))
+    l = g_list_append (l, m);
+  return l;
+}
+
+/* Exactly one ERROR of domain/code whose text contains `needle`. */
+static void
+expect_one_error (GstBus * bus, GQuark domain, gint code, const gchar * needle,
+    const gchar * element)
+{
+  GList *errors = pop_all (bus, GST_MESSAGE_ERROR);
+  GError *err = NULL;
+  gchar *dbg = NULL;
+
+  fail_unless_equals_int (g_list_length (errors), 1);
+  gst_message_parse_error (errors->data, &err, &dbg);
+  fail_unless (err->domain == domain && err->code == code,
+      "%s: error %s %d: %s", element, g_quark_to_string (err->domain),
+      err->code, err->message);
+  fail_unless (strstr (err->message, needle) != NULL,
+      "%s: \"%s\" does not say \"%s\"", element, err->message, needle);
+  g_error_free (err);
+  g_free (dbg);
+  g_list_free_full (errors, (GDestroyNotify) gst_message_unref);
+}
+
+/* A buffer of the size of `alloc` whose GstVideoMeta describes `meta`
+ * with the given strides (0: the default ones). */
+static GstBuffer *
+buffer_with_meta (GstVideoInfo * alloc, GstVideoInfo * meta, gint stride0)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (alloc),
+      NULL);
+  gint stride[GST_VIDEO_MAX_PLANES] = { 0 };
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+
+  gst_buffer_memset (buf, 0, 100, GST_VIDEO_INFO_SIZE (alloc));
+  stride[0] = stride0 ? stride0 : GST_VIDEO_INFO_PLANE_STRIDE (meta, 0);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (meta), GST_VIDEO_INFO_WIDTH (meta),
+      GST_VIDEO_INFO_HEIGHT (meta), 1, offset, stride);
+  return buf;
+}
+
+/* The issue's crash: a meta of 640x480 under 64x48 caps (the buffer as
+ * large as the meta says). Every element: STREAM/FAILED, no frame out. */
+GST_START_TEST (test_meta_larger_than_caps)
+{
+  guint e;
+
+  for (e = 0; e < G_N_ELEMENTS (elements); e++) {
+    GstBus *bus;
+    GstHarness *h = harness_with_bus (elements[e], GST_VIDEO_FORMAT_RGBA, 64,
+        48, &bus);
+    GstVideoInfo big;
+
+    gst_video_info_set_format (&big, GST_VIDEO_FORMAT_RGBA, 640, 480);
+    fail_unless_equals_int (gst_harness_push (h, buffer_with_meta (&big, &big,
+                0)), GST_FLOW_ERROR);
+    expect_one_error (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+        "video meta describes a RGBA 640x480 frame", elements[e]);
+    fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* Strides claiming 4 times the real one: the rows would run past the
+ * memory. A stride shorter than a row: rows would overlap. Both
+ * STREAM/FAILED for every element. */
+GST_START_TEST (test_meta_strides_beyond_memory)
+{
+  const gint mult[] = { 4, -1 };
+  guint e, m;
+
+  for (m = 0; m < G_N_ELEMENTS (mult); m++)
+    for (e = 0; e < G_N_ELEMENTS (elements); e++) {
+      GstBus *bus;
+      GstHarness *h = harness_with_bus (elements[e], GST_VIDEO_FORMAT_RGBA,
+          64, 48, &bus);
+      GstVideoInfo info;
+      gint stride;
+
+      gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+      stride = mult[m] > 0 ? 4 * 64 * mult[m] : 4 * 64 - 4;
+      fail_unless_equals_int (gst_harness_push (h, buffer_with_meta (&info,
+                  &info, stride)), GST_FLOW_ERROR);
+      expect_one_error (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+          mult[m] > 0 ? "ends beyond" : "less than its", elements[e]);
+      gst_element_set_bus (h->element, NULL);
+      gst_object_unref (bus);
+      gst_harness_teardown (h);
+    }
+}
+
+GST_END_TEST;
+
+/* Interlaced caps are refused with a message saying so. */
+GST_START_TEST (test_interlaced_refused)
+{
+  guint e;
+
+  for (e = 0; e < G_N_ELEMENTS (elements); e++) {
+    GstHarness *h = cvtest_harness_new (elements[e], NULL);
+    GstBus *bus = gst_bus_new ();
+    GstCaps *caps = cvtest_caps (GST_VIDEO_FORMAT_RGBA, 64, 48);
+    GstVideoInfo info;
+
+    gst_element_set_bus (h->element, bus);
+    gst_caps_set_simple (caps, "interlace-mode", G_TYPE_STRING, "interleaved",
+        NULL);
+    gst_harness_set_src_caps (h, caps);
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+    fail_unless_equals_int (gst_harness_push (h,
+            gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL)),
+        GST_FLOW_NOT_NEGOTIATED);
+    expect_one_error (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "Interlaced video (interleaved) is not supported", elements[e]);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- settings that take minutes per frame on the CPU ---- */
+
+/* The pipeline reaches PLAYING and the element has posted its cost
+ * warning (so it is computing the first frame); returns the warning. */
+static gchar *
+start_costly (GstElement * pipe)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m;
+  GError *err = NULL;
+  gchar *text;
+
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_WARNING | GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "no cost warning within 30 s");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (m), GST_MESSAGE_WARNING);
+  gst_message_parse_warning (m, &err, NULL);
+  text = g_strdup (err->message);
+  g_error_free (err);
+  gst_message_unref (m);
+  gst_object_unref (bus);
+  g_usleep (300 * 1000);        /* well into the frame */
+  return text;
+}
+
+static gdouble
+seconds_since (gint64 t0)
+{
+  return (g_get_monotonic_time () - t0) / 1e6;
+}
+
+/* cudanlmeans search-window=0 on 640x480 (about 100 s per frame on two
+ * cores): a flushing seek and the way to NULL come back at once. */
+GST_START_TEST (test_cancel_nlmeans_whole_frame)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc pattern=snow ! "
+      "video/x-raw,format=GRAY8,width=640,height=480,framerate=30/1 ! "
+      "cudanlmeans name=el backend=cpu search-window=0 ! fakesink", NULL);
+  gchar *warning = start_costly (pipe);
+  gint64 t0;
+
+  fail_unless (strstr (warning, "search-window=0 (the whole frame) on a "
+          "640x480 frame: about") != NULL, "%s", warning);
+  g_free (warning);
+  t0 = g_get_monotonic_time ();
+  fail_unless (gst_element_seek_simple (pipe, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH, 0));
+  fail_unless (seconds_since (t0) < 3.0, "flushing seek took %.1f s",
+      seconds_since (t0));
+  g_usleep (300 * 1000);        /* computing the next frame */
+  t0 = g_get_monotonic_time ();
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (seconds_since (t0) < 3.0, "stopping took %.1f s",
+      seconds_since (t0));
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* cudameanshift spatial-radius=255 max-iterations=100 epsilon=0 at
+ * 160x120 (about 45 s per frame): stopping comes back at once. */
+GST_START_TEST (test_cancel_meanshift_large_radius)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc pattern=snow ! "
+      "video/x-raw,format=RGBx,width=160,height=120,framerate=30/1 ! "
+      "cudameanshift backend=cpu spatial-radius=255 max-iterations=100 "
+      "epsilon=0 ! fakesink", NULL);
+  gchar *warning = start_costly (pipe);
+  gint64 t0;
+
+  fail_unless (strstr (warning, "spatial-radius=255 max-iterations=100 on "
+          "a 160x120 region") != NULL, "%s", warning);
+  g_free (warning);
+  t0 = g_get_monotonic_time ();
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (seconds_since (t0) < 3.0, "stopping took %.1f s",
+      seconds_since (t0));
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* ---- property values refused: a warning on the bus naming them ---- */
+
+static void
+expect_warning (GstBus * bus, const gchar * needle)
+{
+  GList *w = pop_all (bus, GST_MESSAGE_WARNING), *l;
+  gboolean found = FALSE;
+
+  for (l = w; l; l = l->next) {
+    GError *err = NULL;
+    gst_message_parse_warning (l->data, &err, NULL);
+    found |= strstr (err->message, needle) != NULL;
+    g_error_free (err);
+  }
+  fail_unless (found, "no warning saying \"%s\" (%u warnings)", needle,
+      g_list_length (w));
+  g_list_free_full (w, (GDestroyNotify) gst_message_unref);
+}
+
+GST_START_TEST (test_rejections_posted)
+{
+  GstBus *bus = gst_bus_new ();
+  GstElement *conv = gst_element_factory_make ("cudaconvolve", NULL);
+  GstElement *nlm = gst_element_factory_make ("cudanlmeans", NULL);
+  GstElement *ms = gst_element_factory_make ("cudameanshift", NULL);
+  gchar *filters = NULL;
+  guint patch = 0;
+
+  gst_element_set_bus (conv, bus);
+  gst_element_set_bus (nlm, bus);
+  gst_element_set_bus (ms, bus);
+  gst_util_set_object_arg (G_OBJECT (conv), "filters", "blur,bogus");
+  expect_warning (bus, "filters \"blur,bogus\" rejected: unknown filter "
+      "\"bogus\"");
+  g_object_get (conv, "filters", &filters, NULL);
+  fail_unless_equals_string (filters, "blur");
+  g_free (filters);
+  g_object_set (nlm, "patch-size", 4, NULL);
+  expect_warning (bus, "patch-size must be odd (3..11), got 4; keeping 7");
+  g_object_get (nlm, "patch-size", &patch, NULL);
+  fail_unless_equals_int (patch, 7);
+  gst_util_set_object_arg (G_OBJECT (ms), "color-min", "<300, 0, 0>");
+  expect_warning (bus, "color-min: 300 (value 1) is not an integer in "
+      "0..255");
+  gst_element_set_bus (conv, NULL);
+  gst_element_set_bus (nlm, NULL);
+  gst_element_set_bus (ms, NULL);
+  gst_object_unref (conv);
+  gst_object_unref (nlm);
+  gst_object_unref (ms);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+/* Threads setting valid and invalid chains at once (the rejection used to
+ * read the chain outside the lock while another thread freed it). */
+static gpointer
+set_filters_loop (gpointer data)
+{
+  static const gchar *chains[] = { "blur", "bogus", "sharpen,edge-detect",
+    "", "gaussian,,blur", "edge-detect"
+  };
+  guint i;
+
+  for (i = 0; i < 3000; i++)
+    g_object_set (data, "filters", chains[(i + GPOINTER_TO_UINT
+                (g_thread_self ())) % G_N_ELEMENTS (chains)], NULL);
+  return NULL;
+}
+
+GST_START_TEST (test_convolve_filters_race)
+{
+  GstElement *conv = gst_element_factory_make ("cudaconvolve", NULL);
+  GThread *t[4];
+  gchar *filters = NULL;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (t); i++)
+    t[i] = g_thread_new ("setter", set_filters_loop, conv);
+  for (i = 0; i < G_N_ELEMENTS (t); i++)
+    g_thread_join (t[i]);
+  g_object_get (conv, "filters", &filters, NULL);
+  fail_unless (g_str_equal (filters, "blur") || g_str_equal (filters,
+          "sharpen,edge-detect") || g_str_equal (filters, "edge-detect"),
+      "filters \"%s\"", filters);
+  g_free (filters);
+  gst_object_unref (conv);
+}
+
+GST_END_TEST;
+
+/* ---- cudatemplatematch's templates ---- */
+
+/* A FIFO as the template: setting it returns at once, the first frame
+ * fails with one error saying why, stopping is immediate. */
+GST_START_TEST (test_template_fifo)
+{
+  gchar *dir = g_dir_make_tmp ("cvtm-XXXXXX", NULL);
+  gchar *fifo = g_build_filename (dir, "template.png", NULL);
+  GstHarness *h = cvtest_harness_new ("cudatemplatematch", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstVideoInfo info;
+  gint64 t0;
+
+  fail_unless_equals_int (mkfifo (fifo, 0600), 0);
+  gst_element_set_bus (h->element, bus);
+  t0 = g_get_monotonic_time ();
+  g_object_set (h->element, "template", fifo, NULL);
+  fail_unless (seconds_since (t0) < 1.0);
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 64, 48));
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+  t0 = g_get_monotonic_time ();
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL)),
+      GST_FLOW_ERROR);
+  fail_unless (seconds_since (t0) < 3.0);
+  expect_one_error (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+      "not a regular file", "cudatemplatematch");
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  t0 = g_get_monotonic_time ();
+  gst_harness_teardown (h);
+  fail_unless (seconds_since (t0) < 3.0);
+  g_unlink (fifo);
+  g_rmdir (dir);
+  g_free (fifo);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* A missing template: exactly one error (not a second, generic one). */
+GST_START_TEST (test_template_missing_one_error)
+{
+  GstHarness *h = cvtest_harness_new ("cudatemplatematch", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstVideoInfo info;
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "template", "/nonexistent/t.png", NULL);
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 64, 48));
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL)),
+      GST_FLOW_ERROR);
+  expect_one_error (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+      "'/nonexistent/t.png': no such file", "cudatemplatematch");
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Broken template samples: no caps, no buffer, a buffer too small for its
+ * caps. A warning when set, one error at the next frame; no CRITICAL
+ * (gst-check fails the test on one). */
+GST_START_TEST (test_template_sample_invalid)
+{
+  GstVideoInfo rgba, info;
+  GstBuffer *small = gst_buffer_new_allocate (NULL, 10, NULL);
+  GstCaps *caps;
+  GstSample *samples[3];
+  const gchar *why[3] = { "the sample has no caps", "the sample has no buffer",
+    "does not hold a RGBA 8x8 frame"
+  };
+  guint i;
+
+  gst_video_info_set_format (&rgba, GST_VIDEO_FORMAT_RGBA, 8, 8);
+  caps = gst_video_info_to_caps (&rgba);
+  samples[0] = gst_sample_new (small, NULL, NULL, NULL);
+  samples[1] = gst_sample_new (NULL, caps, NULL, NULL);
+  samples[2] = gst_sample_new (small, caps, NULL, NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+  for (i = 0; i < G_N_ELEMENTS (samples); i++) {
+    GstHarness *h = cvtest_harness_new ("cudatemplatematch", NULL);
+    GstBus *bus = gst_bus_new ();
+    GstSample *back = NULL;
+
+    gst_element_set_bus (h->element, bus);
+    g_object_set (h->element, "template-sample", samples[i], NULL);
+    expect_warning (bus, why[i]);
+    g_object_get (h->element, "template-sample", &back, NULL);
+    fail_unless (back == NULL);
+    gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 64,
+            48));
+    fail_unless_equals_int (gst_harness_push (h,
+            gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info),
+                NULL)), GST_FLOW_ERROR);
+    expect_one_error (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+        why[i], "cudatemplatematch");
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+    gst_sample_unref (samples[i]);
+  }
+  gst_caps_unref (caps);
+  gst_buffer_unref (small);
+}
+
+GST_END_TEST;
+
+/* backend=auto without a GPU: one warning on the bus says so (and none
+ * where the GPU is used). */
+GST_START_TEST (test_cpu_fallback_posted)
+{
+  GstElement *e = gst_element_factory_make ("cudasobel", NULL);
+  GstBus *bus = gst_bus_new ();
+  GList *w;
+  gboolean gpu = cvtest_gpu_available (NULL);
+
+  gst_element_set_bus (e, bus);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "auto");
+  fail_unless (gst_element_set_state (e, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  w = pop_all (bus, GST_MESSAGE_WARNING);
+  fail_unless_equals_int (g_list_length (w), gpu ? 0 : 1);
+  if (!gpu) {
+    GError *err = NULL;
+    gst_message_parse_warning (w->data, &err, NULL);
+    fail_unless (g_str_has_prefix (err->message, "No usable CUDA GPU, "
+            "running on the CPU"), "%s", err->message);
+    g_error_free (err);
+  }
+  g_list_free_full (w, (GDestroyNotify) gst_message_unref);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+static Suite *
+badinput_suite (void)
+{
+  Suite *s = suite_create ("badinput");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_meta_larger_than_caps);
+  tcase_add_test (tc, test_meta_strides_beyond_memory);
+  tcase_add_test (tc, test_interlaced_refused);
+  tcase_add_test (tc, test_cancel_nlmeans_whole_frame);
+  tcase_add_test (tc, test_cancel_meanshift_large_radius);
+  tcase_add_test (tc, test_rejections_posted);
+  tcase_add_test (tc, test_convolve_filters_race);
+  tcase_add_test (tc, test_template_fifo);
+  tcase_add_test (tc, test_template_missing_one_error);
+  tcase_add_test (tc, test_template_sample_invalid);
+  tcase_add_test (tc, test_cpu_fallback_posted);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  return cvtest_run_suite (badinput_suite ());
+}
