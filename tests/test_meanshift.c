@@ -711,7 +711,7 @@ GST_START_TEST (test_reference_random)
       for (k = 0; k < 4; k++)
         for (seg = 0; seg < 2; seg++) {
           GstVideoInfo info;
-          GRand *rand = g_rand_new_with_seed (f * 1000 + s * 10 + k);
+          GRand *rand;
           GstBuffer *in;
           Params p = params_default (k, seg);
           gchar *what;
@@ -720,6 +720,7 @@ GST_START_TEST (test_reference_random)
           if (formats[f] != GST_VIDEO_FORMAT_RGBx
               && formats[f] != GST_VIDEO_FORMAT_GRAY8 && k != f % 4)
             continue;
+          rand = g_rand_new_with_seed (f * 1000 + s * 10 + k);
           gst_video_info_set_format (&info, formats[f], sizes[s][0],
               sizes[s][1]);
           in = (s % 2) ? cvtest_random_frame (&info, 7, rand) :
