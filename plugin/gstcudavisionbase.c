@@ -1334,25 +1334,9 @@ gst_cuda_vision_base_propose_allocation (GstBaseTransform * trans,
   }
 #endif
 
-  if (priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA) {
-    /* pinned memory: the upload is a DMA straight out of the buffer */
-    GstBufferPool *pool = NULL;
-    GstAllocator *allocator = gst_cv_pinned_allocator_get ();
-    GstAllocationParams params;
-
-    gst_cv_pinned_allocation_params (&params);
-    if (allocator)
-      gst_query_add_allocation_param (query, allocator, &params);
-    if (need_pool)
-      pool = gst_cv_pinned_pool_new (caps, &info, priv->depth + 1);
-    if (pool) {
-      gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
-          priv->depth + 1, 0);
-      gst_object_unref (pool);
-    }
-    if (allocator)
-      gst_object_unref (allocator);
-  }
+  /* pinned memory: the upload is a DMA straight out of the buffer */
+  if (priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA)
+    gst_cv_pinned_propose_allocation (query, priv->depth + 1);
   return TRUE;
 }
 

@@ -11,6 +11,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstcvpinned.h"
 
 #ifdef HAVE_CUDA
@@ -32,24 +34,38 @@ typedef struct
 typedef struct
 {
   GstMemory mem;
-  guint8 *data;                 /* start of the cudaHostAlloc block */
+  guint8 *block;                /* the cudaHostAlloc block (NULL in shares) */
+  guint8 *data;                 /* its first aligned byte: what map returns */
 } GstCvPinnedMemory;
 
 GType gst_cv_pinned_allocator_get_type (void);
 G_DEFINE_TYPE (GstCvPinnedAllocator, gst_cv_pinned_allocator,
     GST_TYPE_ALLOCATOR);
 
+/* The layout of GStreamer's system memory (gstallocator.c, _sysmem_new_block)
+ * on a block from cudaHostAlloc: `align | gst_memory_alignment` extra bytes
+ * are allocated so that the data (the prefix, then the `size` bytes, then
+ * the padding) starts on the alignment; the memory's offset is the prefix
+ * and its maxsize runs from the aligned start to the end of the block. */
 static GstMemory *
 gst_cv_pinned_alloc (GstAllocator * allocator, gsize size,
     GstAllocationParams * params)
 {
   gsize align = params->align | gst_memory_alignment;
-  gsize maxsize = size + params->prefix + params->padding + align;
+  gsize maxsize, aoffset, padding;
   void *ptr = NULL;
   cudaError_t err;
   GstCvPinnedMemory *mem;
-  gsize offset;
 
+  /* prefix + size + padding + align must not overflow */
+  if (size > G_MAXSIZE - params->prefix
+      || size + params->prefix > G_MAXSIZE - params->padding
+      || size + params->prefix + params->padding > G_MAXSIZE - align) {
+    GST_WARNING_OBJECT (allocator, "allocation of %" G_GSIZE_FORMAT
+        " bytes overflows", size);
+    return NULL;
+  }
+  maxsize = size + params->prefix + params->padding + align;
   err = cudaHostAlloc (&ptr, maxsize, cudaHostAllocPortable);
   if (err != cudaSuccess) {
     GST_WARNING_OBJECT (allocator, "cudaHostAlloc(%" G_GSIZE_FORMAT
@@ -58,14 +74,20 @@ gst_cv_pinned_alloc (GstAllocator * allocator, gsize size,
     return NULL;
   }
   mem = g_new0 (GstCvPinnedMemory, 1);
+  mem->block = ptr;
   mem->data = ptr;
-  offset = (align - ((guintptr) ptr & align)) & align;
-  gst_memory_init (GST_MEMORY_CAST (mem), params->flags, allocator, NULL,
-      maxsize, align, offset + params->prefix, size);
+  if ((aoffset = ((guintptr) ptr & align))) {
+    aoffset = (align + 1) - aoffset;
+    mem->data += aoffset;
+    maxsize -= aoffset;
+  }
   if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
-    memset (mem->data + offset, 0, params->prefix);
-  if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
-    memset (mem->data + offset + params->prefix + size, 0, params->padding);
+    memset (mem->data, 0, params->prefix);
+  padding = maxsize - (params->prefix + size);
+  if (padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
+    memset (mem->data + params->prefix + size, 0, padding);
+  gst_memory_init (GST_MEMORY_CAST (mem), params->flags, allocator, NULL,
+      maxsize, align, params->prefix, size);
   return GST_MEMORY_CAST (mem);
 }
 
@@ -74,8 +96,8 @@ gst_cv_pinned_free (GstAllocator * allocator, GstMemory * memory)
 {
   GstCvPinnedMemory *mem = (GstCvPinnedMemory *) memory;
 
-  if (!memory->parent) {
-    cudaError_t err = cudaFreeHost (mem->data);
+  if (mem->block) {
+    cudaError_t err = cudaFreeHost (mem->block);
     if (err != cudaSuccess)
       GST_WARNING_OBJECT (allocator, "cudaFreeHost failed: %s",
           cudaGetErrorString (err));
@@ -103,7 +125,7 @@ gst_cv_pinned_share (GstMemory * memory, gssize offset, gssize size)
   if (size == -1)
     size = memory->size - offset;
   sub = g_new0 (GstCvPinnedMemory, 1);
-  sub->data = mem->data;
+  sub->data = mem->data;        /* the parent owns the block */
   gst_memory_init (GST_MEMORY_CAST (sub),
       GST_MINI_OBJECT_FLAGS (parent) | GST_MINI_OBJECT_FLAG_LOCK_READONLY,
       memory->allocator, parent, memory->maxsize, memory->align,
@@ -131,8 +153,9 @@ gst_cv_pinned_allocator_init (GstCvPinnedAllocator * self)
   a->mem_map = gst_cv_pinned_map;
   a->mem_unmap = gst_cv_pinned_unmap;
   a->mem_share = gst_cv_pinned_share;
-  /* copy and is_span: GstAllocator's defaults (copy into sysmem) */
-  GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+  /* copy and is_span: GstAllocator's defaults (copy into sysmem). Not
+   * GST_ALLOCATOR_FLAG_CUSTOM_ALLOC: gst_allocator_alloc() with the usual
+   * GstAllocationParams is all it needs, so any element may use it. */
 }
 
 void
@@ -184,6 +207,33 @@ gst_cv_pinned_pool_new (GstCaps * caps, const GstVideoInfo * info,
   return pool;
 }
 
+void
+gst_cv_pinned_propose_allocation (GstQuery * query, guint min_buffers)
+{
+  GstAllocator *allocator = gst_cv_pinned_allocator_get ();
+  GstAllocationParams params;
+  GstBufferPool *pool = NULL;
+  GstVideoInfo info;
+  GstCaps *caps;
+  gboolean need_pool;
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!caps || !gst_video_info_from_caps (&info, caps)) {
+    gst_object_unref (allocator);
+    return;
+  }
+  gst_cv_pinned_allocation_params (&params);
+  gst_query_add_allocation_param (query, allocator, &params);
+  if (need_pool)
+    pool = gst_cv_pinned_pool_new (caps, &info, min_buffers);
+  if (pool) {
+    gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
+        min_buffers, 0);
+    gst_object_unref (pool);
+  }
+  gst_object_unref (allocator);
+}
+
 #else /* !HAVE_CUDA */
 
 void
@@ -208,5 +258,10 @@ gst_cv_pinned_pool_new (GstCaps * caps, const GstVideoInfo * info,
     guint min_buffers)
 {
   return NULL;
+}
+
+void
+gst_cv_pinned_propose_allocation (GstQuery * query, guint min_buffers)
+{
 }
 #endif

@@ -19,14 +19,22 @@ void gst_cv_pinned_allocator_register (void);
  * driver is usable. */
 GstAllocator *gst_cv_pinned_allocator_get (void);
 
-/* The allocation parameters of pinned buffers (64-byte aligned rows start
- * for vector loads), for allocation queries and pools. */
+/* The allocation parameters of pinned buffers (align 63: each buffer's data
+ * starts on a 64-byte boundary, for vector loads and DMA), for allocation
+ * queries and pools. The allocator honours any GstAllocationParams
+ * (alignment, prefix, padding, zero flags) exactly as GStreamer's system
+ * memory allocator does. */
 void gst_cv_pinned_allocation_params (GstAllocationParams * params);
 
 /* A GstVideoBufferPool allocating from pinned memory, configured for info,
  * with GstVideoMeta, holding at least min_buffers. NULL without CUDA. */
 GstBufferPool *gst_cv_pinned_pool_new (GstCaps * caps,
     const GstVideoInfo * info, guint min_buffers);
+
+/* Answer an ALLOCATION query for raw video in system memory: the pinned
+ * allocator with its parameters and, when the query asks for a pool, a
+ * pinned pool of at least min_buffers. Nothing without CUDA. */
+void gst_cv_pinned_propose_allocation (GstQuery * query, guint min_buffers);
 
 G_END_DECLS
 #endif
