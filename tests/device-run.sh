@@ -2,7 +2,9 @@
 # Run on the GPU machine (see docs/benchmarks.md, "Running on the GPU
 # machine"): the gpu suites and/or the benchmark matrix, from a build made
 # elsewhere and carried along with the GStreamer runtime.
-#   tests/device-run.sh BUILD_DIR tests|bench|all [bench-args-file]
+#   tests/device-run.sh BUILD_DIR tests|bench|real|decode|all [bench-args-file]
+#   tests/device-run.sh BUILD_DIR sweep     (not part of all; SWEEP_ARGS adds
+#                                            options, e.g. "--seed 7")
 # Logs go to $OUT when set (the device tool's output folder), else ./out.
 set -uo pipefail
 b=${1:?build dir}
@@ -77,5 +79,23 @@ if [ "$what" = decode ] || [ "$what" = all ]; then
       echo "decode run $i: nvh264dec ! $chain: ${t}s" | tee -a "$out/decode.log"
     done
   done
+fi
+if [ "$what" = sweep ]; then
+  # the sweep through real upstream elements, backend=cuda against
+  # backend=cpu (docs/testing.md): report and log in $out, the metadata of
+  # the cases that are not OK in sweep-failing.tar.gz
+  rm -rf /tmp/cv-sweep
+  # shellcheck disable=SC2086
+  PYTHONUNBUFFERED=1 python3 tests/sweep/sweep.py --mode gpu \
+    --case-bin "$b/tests/cv-sweep-case" --jobs "$(nproc)" --work /tmp/cv-sweep \
+    --keep --report "$out/sweep-report.txt" ${SWEEP_ARGS:-} > "$out/sweep.log" 2>&1
+  rc=$?
+  grep -E '^(cv-sweep|SKIP|seed [0-9]+:)' "$out/sweep.log"
+  if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
+    status=1
+    grep -E '^[a-z]+-[0-9]+c? [A-Z]+:|^  why:' "$out/sweep-report.txt" | head -40
+    find /tmp/cv-sweep -name '*.meta' -print0 | \
+      tar -czf "$out/sweep-failing.tar.gz" --null -T - 2>/dev/null
+  fi
 fi
 exit $status
