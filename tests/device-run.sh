@@ -3,6 +3,9 @@
 # machine"): the gpu suites and/or the benchmark matrix, from a build made
 # elsewhere and carried along with the GStreamer runtime.
 #   tests/device-run.sh BUILD_DIR tests|bench|real|decode|all [bench-args-file]
+#   tests/device-run.sh BUILD_DIR upstream  (the reliability issue's crash
+#                                            pipelines: videoscale into each
+#                                            element on the GPU)
 #   tests/device-run.sh BUILD_DIR sweep     (not part of all; SWEEP_ARGS adds
 #                                            options, e.g. "--seed 7")
 # Logs go to $OUT when set (the device tool's output folder), else ./out.
@@ -79,6 +82,36 @@ if [ "$what" = decode ] || [ "$what" = all ]; then
       echo "decode run $i: nvh264dec ! $chain: ${t}s" | tee -a "$out/decode.log"
     done
   done
+fi
+if [ "$what" = upstream ]; then
+  # the reliability issue's pipeline: decoded real video through
+  # videoconvert and videoscale into each element on the GPU, packed RGB
+  # formats, sizes that crashed with the misaligned pinned pool
+  n=0; bad=0
+  for el in cudasobel cudaconvolve cudanlmeans "cudatemplatematch template=$PWD/.media/t16.png" cudameanshift; do
+    for fmt in RGBA BGRA RGBx; do
+      for wh in 17x9 33x17 96x64 97x61 400x300 513x257 641x479 1283x719; do
+        echo "$el|$fmt|${wh%x*}|${wh#*x}"
+      done
+    done
+  done > /tmp/upstream-cases
+  gst-launch-1.0 -q videotestsrc pattern=snow num-buffers=1 ! \
+    video/x-raw,format=GRAY8,width=16,height=16 ! pngenc ! \
+    filesink location="$PWD/.media/t16.png"
+  while IFS='|' read -r el fmt w h; do
+    n=$((n + 1))
+    timeout 60 gst-launch-1.0 -q filesrc location="$CUDAVISION_MEDIA_DIR/vtest.avi" ! \
+      decodebin ! videoconvert ! videoscale ! \
+      video/x-raw,format=$fmt,width=$w,height=$h ! identity eos-after=20 ! \
+      $el backend=cuda ! fakesink > /tmp/upstream.log 2>&1
+    rc=$?
+    if [ $rc -ne 0 ]; then
+      bad=$((bad + 1))
+      echo "upstream: $el $fmt ${w}x$h: exit $rc $(tail -1 /tmp/upstream.log)" | tee -a "$out/upstream.log"
+    fi
+  done < /tmp/upstream-cases
+  echo "upstream: $n pipelines, $bad failed (crashed: exit >= 128)" | tee -a "$out/upstream.log"
+  [ $bad -eq 0 ] || status=1
 fi
 if [ "$what" = sweep ]; then
   # the sweep through real upstream elements, backend=cuda against
