@@ -6,6 +6,15 @@
  *   cv-sweep-case --list-formats ELEMENT
  *   cv-sweep-case --check-elements NAME[,NAME...]
  *   cv-sweep-case --check-cuda
+ *   cv-sweep-case --serve
+ *
+ * --serve: run many cases in one process (one GStreamer and CUDA start-up
+ * for all: creating a CUDA context takes a good part of a second and
+ * processes starting at once queue for it). Each line read on stdin is
+ * the arguments of one case, quoted as for a shell, plus "--stderr FILE"
+ * where its standard error goes; after each case "@@rc N" (its exit
+ * status) is written on stdout. A crash or a timeout ends the process
+ * (the driver then knows the case and starts another one).
  *
  * PIPELINE is a gst-launch description holding the element under test named
  * "el" and ending in "appsink name=sink". Optionally an element named "rec"
@@ -64,6 +73,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -638,8 +648,10 @@ close_or_die (FILE * f, const gchar * what)
     die_write (what);
 }
 
-int
-main (int argc, char **argv)
+/* One case; gst_init() is called here when `init` (after the options,
+ * GStreamer's among them), else it was called before. */
+static int
+run_args (int argc, char **argv, gboolean init)
 {
   gchar *out_path = NULL, *meta_path = NULL, *in_path = NULL;
   gchar *list = NULL, *check = NULL;
@@ -679,13 +691,15 @@ main (int argc, char **argv)
   int ret;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  if (init)
+    g_option_context_add_group (ctx, gst_init_get_option_group ());
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
     g_printerr ("cv-sweep-case: %s\n", err->message);
     return 2;
   }
   g_option_context_free (ctx);
-  gst_init (NULL, NULL);
+  if (init)
+    gst_init (NULL, NULL);
 
   if (list)
     return list_formats (list);
@@ -800,4 +814,75 @@ main (int argc, char **argv)
   close_or_die (c.in, "the input record");
   g_mutex_clear (&c.lock);
   return ret;
+}
+
+/* --serve: cases from stdin, one per line (see the top) */
+static int
+serve (void)
+{
+  gchar line[65536];
+
+  gst_init (NULL, NULL);
+  while (fgets (line, sizeof (line), stdin)) {
+    gchar **args = NULL, **argv, *err_path = NULL;
+    GError *err = NULL;
+    gint argc = 0, n, i, j, saved = -1, rc;
+
+    g_strchomp (line);
+    if (!*line)
+      continue;
+    if (!g_shell_parse_argv (line, &n, &args, &err)) {
+      g_printerr ("cv-sweep-case --serve: %s\n", err->message);
+      g_clear_error (&err);
+      printf ("@@rc 2\n");
+      fflush (stdout);
+      continue;
+    }
+    /* argv[0], then the arguments without --stderr FILE */
+    argv = g_new0 (gchar *, n + 2);
+    argv[argc++] = g_strdup ("cv-sweep-case");
+    for (i = 0; i < n; i++) {
+      if (g_str_equal (args[i], "--stderr") && i + 1 < n)
+        err_path = args[++i];
+      else
+        argv[argc++] = args[i];
+    }
+    if (err_path) {
+      gint fd = open (err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+      fflush (stderr);
+      if (fd >= 0) {
+        saved = dup (2);
+        dup2 (fd, 2);
+        close (fd);
+      }
+    }
+    {
+      /* GOptionContext takes the strings it parses out of argv */
+      gchar **copy = g_new0 (gchar *, argc + 1);
+      for (j = 0; j < argc; j++)
+        copy[j] = argv[j];
+      rc = run_args (argc, copy, FALSE);
+      g_free (copy);
+    }
+    if (saved >= 0) {
+      fflush (stderr);
+      dup2 (saved, 2);
+      close (saved);
+    }
+    g_free (argv[0]);
+    g_free (argv);
+    g_strfreev (args);
+    printf ("@@rc %d\n", rc);
+    fflush (stdout);
+  }
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc == 2 && g_str_equal (argv[1], "--serve"))
+    return serve ();
+  return run_args (argc, argv, TRUE);
 }

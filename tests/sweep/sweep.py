@@ -53,7 +53,9 @@ $CUDAVISION_MEDIA_DIR, else /usr/share/doc/opencv-doc/examples/data),
 so every case that produces frames must be reported mismatched),
 --emulate-gpu (gpu mode's cases and comparisons where there is no GPU: the
 "cuda" run is a second backend=cpu run in system memory; checks the sweep
-itself, e.g. that every source gives the same frames in two processes), -v.
+itself, e.g. that every source gives the same frames in two processes),
+--no-serve (one process per run instead of one long-lived
+cv-sweep-case --serve per worker: slower, a CUDA context per run), -v.
 
 Needs python3 and numpy only (no gi): the GStreamer side is cv-sweep-case,
 gst-launch-1.0 makes the template images.
@@ -72,6 +74,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 try:
@@ -203,6 +206,13 @@ class Sweep:
         self.skipped = []       # visible reasons
         self.env = dict(os.environ)
         self.env.setdefault("G_DEBUG", "fatal-criticals")
+        self.local = threading.local()
+        self.servers = []
+        self.servers_lock = threading.Lock()
+        if args.mode == "gpu" and args.jobs > 1:
+            # the backend=cpu runs of parallel cases share the cores
+            self.env.setdefault("OMP_NUM_THREADS", str(max(
+                2, (os.cpu_count() or 1) // args.jobs)))
         if args.jobs > 1:
             # OpenMP threads of parallel processes wait passively
             self.env.setdefault("OMP_WAIT_POLICY", "passive")
@@ -580,14 +590,29 @@ class Sweep:
         if extra_env:
             env.update(extra_env)
         t0 = time.monotonic()
-        try:
-            p = subprocess.run(argv, env=env, capture_output=True,
-                               timeout=t + 15)
-            r.rc = p.returncode
-            r.stderr = p.stderr.decode(errors="replace")
-        except subprocess.TimeoutExpired as e:
-            r.rc = None
-            r.stderr = (e.stderr or b"").decode(errors="replace")
+        if self.args.serve and not extra_env:
+            # the worker thread's long-lived process
+            server = getattr(self.local, "server", None)
+            if server is None:
+                server = self.local.server = Server(self.case_bin, env)
+                with self.servers_lock:
+                    self.servers.append(server)
+            err_path = os.path.join(d, tag + ".stderr")
+            r.rc = server.run(argv[1:], err_path, t + 15)
+            try:
+                with open(err_path, errors="replace") as f:
+                    r.stderr = f.read()
+            except OSError:
+                r.stderr = ""
+        else:
+            try:
+                p = subprocess.run(argv, env=env, capture_output=True,
+                                   timeout=t + 15)
+                r.rc = p.returncode
+                r.stderr = p.stderr.decode(errors="replace")
+            except subprocess.TimeoutExpired as e:
+                r.rc = None
+                r.stderr = (e.stderr or b"").decode(errors="replace")
         r.seconds = time.monotonic() - t0
         r.parse()
         return r
@@ -619,6 +644,67 @@ class Sweep:
         except Exception as e:      # a bug of the sweep itself: count it
             verdict = ("errored", "sweep internal error: %r" % e)
         return c, runs, verdict
+
+
+class Server:
+    """A cv-sweep-case --serve process of one worker thread: runs cases one
+    after the other in one process (GStreamer and CUDA start once). A case
+    that crashes or times out ends the process; the next case starts a new
+    one, so every case still has its own exit status."""
+
+    def __init__(self, case_bin, env):
+        self.case_bin = case_bin
+        self.env = env
+        self.p = None
+
+    def start(self):
+        self.p = subprocess.Popen([self.case_bin, "--serve"], env=self.env,
+                                  stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True,
+                                  bufsize=1)
+
+    def run(self, argv, err_path, timeout):
+        """argv without the program; returns the exit status (negative: the
+        signal that killed it), None on a timeout."""
+        if self.p is None or self.p.poll() is not None:
+            self.start()
+        line = " ".join(shlex.quote(a) for a in argv + ["--stderr",
+                                                          err_path])
+        result = {}
+
+        def read():
+            for out in self.p.stdout:
+                if out.startswith("@@rc "):
+                    result["rc"] = int(out.split()[1])
+                    return
+
+        try:
+            self.p.stdin.write(line + "\n")
+            self.p.stdin.flush()
+        except BrokenPipeError:
+            pass
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(timeout)
+        if "rc" in result:
+            return result["rc"]
+        if reader.is_alive():       # no answer in time: hung
+            self.p.kill()
+            self.p.wait()
+            self.p = None
+            return None
+        rc = self.p.wait()          # the process ended during the case
+        self.p = None
+        return rc
+
+    def stop(self):
+        if self.p is not None and self.p.poll() is None:
+            self.p.stdin.close()
+            try:
+                self.p.wait(10)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
 
 
 class Run:
@@ -927,6 +1013,8 @@ def main():
         "CUDAVISION_MEDIA_DIR") or DEFAULT_MEDIA)
     ap.add_argument("--inject-shift", action="store_true")
     ap.add_argument("--emulate-gpu", action="store_true")
+    ap.add_argument("--no-serve", dest="serve", action="store_false",
+                    default=True)
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     if args.seed is None:
@@ -1015,6 +1103,8 @@ def sweep_main(args):
             if ok or not args.keep:
                 shutil.rmtree(os.path.join(args.work, c.id),
                               ignore_errors=True)
+    for server in sw.servers:
+        server.stop()
     elapsed = time.monotonic() - t0
     bad = [results[c.id] for c in cases
            if results[c.id][2] not in ("identical", "lsb", "agreed-error")]
@@ -1048,6 +1138,14 @@ def sweep_main(args):
                    for c in cases), reverse=True)[:5]
     lines.append("slowest cases: " + ", ".join("%s %.1f s" % (i, t)
                                                for t, i in slow))
+    per_tag = {}
+    for c in cases:
+        for r in results[c.id][1]:
+            per_tag.setdefault(r.tag, []).append(r.seconds)
+    lines.append("run times: " + ", ".join(
+        "%s median %.2f s, mean %.2f s (%d runs)" % (
+            t, sorted(v)[len(v) // 2], sum(v) / len(v), len(v))
+        for t, v in sorted(per_tag.items())))
     for c, runs, status, reason in bad:
         lines.append("")
         lines.append("%s %s: %s" % (c.id, status.upper(), c.describe()))
