@@ -461,10 +461,10 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   gst_cuda_vision_base_class_add_pad_templates (element_class, FORMATS,
       FORMATS);
   gst_element_class_set_static_metadata (element_class,
-      "CUDA convolution filters", "Filter/Effect/Video",
+      "CUDA convolution filters", "Filter/Effect/Video/Hardware",
       "Blur, gaussian, sharpen, edge-detect and custom convolution kernels "
       "and fused chains of them, on the GPU or the CPU",
-      "gst-cuda-vision developers");
+      GST_CUDA_VISION_AUTHOR);
 
   base_class->params_size = sizeof (CvConvolveParams);
   base_class->get_params = GST_DEBUG_FUNCPTR (gst_cuda_convolve_get_params);

@@ -19,9 +19,12 @@
  * attractor's colour; `mode=segment` joins neighbours whose attractors are
  * closer than hs and hc, merges segments smaller than `min-segment-size`
  * into their most similar neighbour, paints each segment with its mean
- * colour, attaches the label map (#GstMeanShiftLabelsMeta) and posts an
+ * colour, attaches the label map (the custom meta
+ * "GstCudaMeanShiftLabelsMeta": width, height, segments and a GstBuffer of
+ * labels, see gstmeanshiftmeta.h) and posts an
  * element message `meanshift-segments` (fields `segments` (guint),
- * `timestamp` (guint64, the buffer PTS)). `kernel=flat` is OpenCV's
+ * `timestamp`, `stream-time`, `running-time`, `duration` (guint64 ns, as
+ * the opencv plugin's messages)). `kernel=flat` is OpenCV's
  * pyrMeanShiftFiltering (maxLevel 0). See docs/cudameanshift.md.
  *
  * ## Example launch lines
@@ -324,7 +327,6 @@ gst_cuda_mean_shift_finish_frame (GstCudaVisionBase * base,
   const CvMeanShiftParams *p = frame->params;
   Scratch *s = *frame->scratch;
   CvMeanShiftSegments seg = { NULL, 0 };
-  GstMeanShiftLabelsMeta *meta;
   guint w = GST_VIDEO_INFO_WIDTH (frame->out_info);
   guint h = GST_VIDEO_INFO_HEIGHT (frame->out_info);
   GstStructure *st;
@@ -345,15 +347,12 @@ gst_cuda_mean_shift_finish_frame (GstCudaVisionBase * base,
   g_return_val_if_fail (seg.labels != NULL, GST_FLOW_ERROR);
 
   *outbuf = gst_buffer_make_writable (*outbuf);
-  meta = gst_buffer_add_mean_shift_labels_meta (*outbuf, w, h);
-  meta->n_segments = seg.n_segments;
-  memcpy (meta->labels, seg.labels, (gsize) w * h * sizeof (guint32));
+  gst_buffer_add_cuda_mean_shift_labels_meta (*outbuf, w, h, seg.n_segments,
+      seg.labels);
 
   st = gst_structure_new ("meanshift-segments",
-      "segments", G_TYPE_UINT, seg.n_segments,
-      "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (*outbuf), NULL);
-  gst_element_post_message (GST_ELEMENT (base),
-      gst_message_new_element (GST_OBJECT (base), st));
+      "segments", G_TYPE_UINT, seg.n_segments, NULL);
+  gst_cuda_vision_base_post_frame_message (base, st, *outbuf);
   return GST_FLOW_OK;
 }
 
@@ -657,10 +656,10 @@ gst_cuda_mean_shift_class_init (GstCudaMeanShiftClass * klass)
   gst_cuda_vision_base_class_add_pad_templates (element_class, FORMATS,
       FORMATS);
   gst_element_class_set_static_metadata (element_class,
-      "CUDA mean-shift filter and segmentation", "Filter/Effect/Video",
+      "CUDA mean-shift filter and segmentation", "Filter/Effect/Video/Hardware",
       "Mean-shift filtering and segmentation in the joint spatial-colour "
       "domain (Comaniciu & Meer 2002), on the GPU or the CPU",
-      "gst-cuda-vision developers");
+      GST_CUDA_VISION_AUTHOR);
 
   base_class->params_size = sizeof (CvMeanShiftParams);
   base_class->get_params = GST_DEBUG_FUNCPTR (gst_cuda_mean_shift_get_params);
@@ -678,7 +677,7 @@ gst_cuda_mean_shift_class_init (GstCudaMeanShiftClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_MEAN_SHIFT_KERNEL, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_MEAN_SHIFT_MODE, 0);
   /* register the meta when the element class is made */
-  gst_mean_shift_labels_meta_get_info ();
+  gst_cuda_mean_shift_labels_meta_register ();
 }
 
 static void

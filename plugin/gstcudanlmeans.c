@@ -417,9 +417,9 @@ gst_cuda_nl_means_class_init (GstCudaNlMeansClass * klass)
   gst_cuda_vision_base_class_add_pad_templates (element_class, FORMATS,
       FORMATS);
   gst_element_class_set_static_metadata (element_class,
-      "CUDA non-local-means denoiser", "Filter/Effect/Video",
+      "CUDA non-local-means denoiser", "Filter/Effect/Video/Hardware",
       "Non-local-means denoising (Buades, Coll, Morel) with Gaussian-weighted "
-      "patch distances, on the GPU or the CPU", "gst-cuda-vision developers");
+      "patch distances, on the GPU or the CPU", GST_CUDA_VISION_AUTHOR);
 
   base_class->params_size = sizeof (CvNlMeansParams);
   base_class->get_params = GST_DEBUG_FUNCPTR (gst_cuda_nl_means_get_params);

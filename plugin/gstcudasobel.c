@@ -260,9 +260,9 @@ gst_cuda_sobel_class_init (GstCudaSobelClass * klass)
   gst_cuda_vision_base_class_add_pad_templates (element_class, SINK_FORMATS,
       SRC_FORMATS);
   gst_element_class_set_static_metadata (element_class,
-      "CUDA Sobel edge detector", "Filter/Effect/Video",
+      "CUDA Sobel edge detector", "Filter/Effect/Video/Hardware",
       "Sobel gradient magnitude of the luma with brightness offset and "
-      "threshold, on the GPU or the CPU", "gst-cuda-vision developers");
+      "threshold, on the GPU or the CPU", GST_CUDA_VISION_AUTHOR);
 
   base_class->params_size = sizeof (CvSobelParams);
   base_class->get_params = GST_DEBUG_FUNCPTR (gst_cuda_sobel_get_params);

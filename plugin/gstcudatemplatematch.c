@@ -19,11 +19,15 @@
  * height (guint) and result (gdouble) as the opencv plugin's templatematch
  * posts them, plus `count` (guint), `matches` (a GstValueList of
  * `match` structures with x, y, width, height, result), `method` (string)
- * and `timestamp` (guint64, the buffer's PTS). x, y, width and height are
+ * and `timestamp`, `stream-time`, `running-time`, `duration` (guint64 ns:
+ * the buffer's PTS, its stream and running time, its duration, as the
+ * opencv plugin's messages). x, y, width and height are
  * absent when no window passed the threshold (count = 0). Each match is
- * also attached as a GstVideoRegionOfInterestMeta of roi_type
- * "template-match", with a "template-match" parameter structure holding
- * "score" (gdouble) and "rank" (guint, 0 = best).
+ * also attached as its own GstVideoRegionOfInterestMeta of roi_type
+ * "template-match" whose id is the match's rank (0 = best: reach each with
+ * gst_buffer_get_video_region_of_interest_meta_id ()), with a
+ * "template-match" parameter structure holding "score" (gdouble) and
+ * "rank" (guint).
  *
  * Non-maximum suppression: after the best window, each further match is
  * the best window whose rectangle does not overlap any match found so far
@@ -64,7 +68,17 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_template_match_debug);
 #define GST_CAT_DEFAULT gst_cuda_template_match_debug
 
-#define DEFAULT_METHOD CV_TM_CCOEFF_NORMED
+/* The method property's values are OpenCV's cv::TemplateMatchModes (and
+ * the opencv plugin's templatematch method numbers): 0 sqdiff,
+ * 1 sqdiff-normed, 3 ccorr-normed, 5 ccoeff-normed. */
+enum
+{
+  METHOD_SQDIFF = 0,
+  METHOD_SQDIFF_NORMED = 1,
+  METHOD_CCORR_NORMED = 3,
+  METHOD_CCOEFF_NORMED = 5,
+};
+#define DEFAULT_METHOD METHOD_CCOEFF_NORMED
 #define DEFAULT_MAX_MATCHES 1
 #define DEFAULT_THRESHOLD -1.0
 #define DEFAULT_DISPLAY FALSE
@@ -97,6 +111,7 @@ typedef struct
 typedef struct
 {
   CvTemplateMatchParams cv;
+  gint method;                  /* the property's value */
   gboolean display;
 } TmParams;
 
@@ -139,13 +154,13 @@ gst_cuda_template_match_method_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {CV_TM_SQDIFF, "Sum of squared differences (SSD), lower is better",
+    {METHOD_SQDIFF, "Sum of squared differences (SSD), lower is better",
         "sqdiff"},
-    {CV_TM_SQDIFF_NORMED, "Normalized sum of squared differences, lower is "
+    {METHOD_SQDIFF_NORMED, "Normalized sum of squared differences, lower is "
           "better", "sqdiff-normed"},
-    {CV_TM_CCORR_NORMED, "Normalized cross-correlation, higher is better",
+    {METHOD_CCORR_NORMED, "Normalized cross-correlation, higher is better",
         "ccorr-normed"},
-    {CV_TM_CCOEFF_NORMED, "Pearson correlation coefficient (zero-mean "
+    {METHOD_CCOEFF_NORMED, "Pearson correlation coefficient (zero-mean "
           "normalized cross-correlation), higher is better", "ccoeff-normed"},
     {0, NULL, NULL},
   };
@@ -155,6 +170,22 @@ gst_cuda_template_match_method_get_type (void)
     g_once_init_leave (&type, t);
   }
   return type;
+}
+
+/* the C interface's method of a property value */
+static int
+method_to_cv (gint method)
+{
+  switch (method) {
+    case METHOD_SQDIFF:
+      return CV_TM_SQDIFF;
+    case METHOD_SQDIFF_NORMED:
+      return CV_TM_SQDIFF_NORMED;
+    case METHOD_CCORR_NORMED:
+      return CV_TM_CCORR_NORMED;
+    default:
+      return CV_TM_CCOEFF_NORMED;
+  }
 }
 
 static const gchar *
@@ -381,7 +412,8 @@ gst_cuda_template_match_get_params (GstCudaVisionBase * base, gpointer params)
   g_clear_pointer (&self->frame_error, g_free);
 
   GST_OBJECT_LOCK (self);
-  p->cv.method = self->method;
+  p->method = self->method;
+  p->cv.method = method_to_cv (self->method);
   p->cv.max_matches = self->max_matches;
   p->cv.threshold = self->threshold;
   p->cv.score_map = self->map_bits;
@@ -606,11 +638,9 @@ gst_cuda_template_match_finish_frame (GstCudaVisionBase * base,
     gst_value_list_append_and_take_value (&list, &v);
   }
   gst_structure_set (st, "count", G_TYPE_UINT, (guint) r->count,
-      "method", G_TYPE_STRING, method_nick (p->cv.method),
-      "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (*outbuf), NULL);
+      "method", G_TYPE_STRING, method_nick (p->method), NULL);
   gst_structure_take_value (st, "matches", &list);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), st));
+  gst_cuda_vision_base_post_frame_message (base, st, *outbuf);
 
   if (r->count == 0)
     return GST_FLOW_OK;
@@ -619,6 +649,9 @@ gst_cuda_template_match_finish_frame (GstCudaVisionBase * base,
     GstVideoRegionOfInterestMeta *meta =
         gst_buffer_add_video_region_of_interest_meta (*outbuf,
         "template-match", r->match[i].x, r->match[i].y, tw, th);
+    /* one meta per match, its id the rank: each is reachable with
+     * gst_buffer_get_video_region_of_interest_meta_id () */
+    meta->id = i;
     gst_video_region_of_interest_meta_add_param (meta,
         gst_structure_new ("template-match", "score", G_TYPE_DOUBLE,
             r->match[i].score, "rank", G_TYPE_UINT, (guint) i, NULL));
@@ -774,11 +807,13 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
 
   /**
    * GstCudaTemplateMatch:method:
-   * Matching score, OpenCV's matchTemplate definitions: sqdiff (SSD, lower
-   * is better), sqdiff-normed (lower is better), ccorr-normed (0..1,
-   * higher is better), ccoeff-normed (Pearson correlation, -1..1, higher
-   * is better). Default ccoeff-normed (the seed's PCC). Takes effect at the
-   * next frame.
+   * Matching score, OpenCV's matchTemplate definitions: sqdiff (0, SSD,
+   * lower is better), sqdiff-normed (1, lower is better), ccorr-normed (3,
+   * 0..1, higher is better), ccoeff-normed (5, Pearson correlation, -1..1,
+   * higher is better). The numbers are OpenCV's cv::TemplateMatchModes and
+   * the opencv plugin's templatematch method values (2 ccorr and 4 ccoeff
+   * are not offered). Default ccoeff-normed (the seed's PCC; the opencv
+   * plugin defaults to 3). Takes effect at the next frame.
    */
   g_object_class_install_property (gobject_class, PROP_METHOD,
       g_param_spec_enum ("method", "Method",
@@ -857,10 +892,10 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
   gst_cuda_vision_base_class_add_pad_templates (element_class, SINK_FORMATS,
       SRC_FORMATS);
   gst_element_class_set_static_metadata (element_class,
-      "CUDA template matching", "Filter/Analyzer/Video",
+      "CUDA template matching", "Filter/Analyzer/Video/Hardware",
       "Finds a template in the frames by SSD or normalized correlation "
       "(OpenCV's matchTemplate methods), on the GPU or the CPU",
-      "gst-cuda-vision developers");
+      GST_CUDA_VISION_AUTHOR);
 
   base_class->transform_format_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_template_match_transform_format_caps);

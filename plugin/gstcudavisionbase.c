@@ -114,7 +114,9 @@ typedef struct
   GQueue pending;               /* Slot *, oldest first */
 
   /* statistics */
-  gint64 stats_start;
+  gint64 stats_start;           /* monotonic us: the window's start */
+  gint64 stats_last;            /* its last frame finished */
+  GstClockTime stats_pts, stats_duration;       /* of that frame */
   guint stats_frames;
   gdouble stats_upload, stats_kernel, stats_download, stats_latency;
 } GstCudaVisionBasePrivate;
@@ -214,6 +216,34 @@ gst_cuda_vision_base_get_active_backend (GstCudaVisionBase * self)
   b = PRIV (self)->active_backend;
   GST_OBJECT_UNLOCK (self);
   return b;
+}
+
+/* the timing fields of a frame message */
+static void
+set_frame_times (GstCudaVisionBase * self, GstStructure * s,
+    GstClockTime pts, GstClockTime duration)
+{
+  GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
+  GstClockTime stream_time = GST_CLOCK_TIME_NONE, running_time =
+      GST_CLOCK_TIME_NONE;
+
+  if (seg->format == GST_FORMAT_TIME && GST_CLOCK_TIME_IS_VALID (pts)) {
+    stream_time = gst_segment_to_stream_time (seg, GST_FORMAT_TIME, pts);
+    running_time = gst_segment_to_running_time (seg, GST_FORMAT_TIME, pts);
+  }
+  gst_structure_set (s, "timestamp", G_TYPE_UINT64, pts,
+      "stream-time", G_TYPE_UINT64, stream_time,
+      "running-time", G_TYPE_UINT64, running_time,
+      "duration", G_TYPE_UINT64, duration, NULL);
+}
+
+void
+gst_cuda_vision_base_post_frame_message (GstCudaVisionBase * self,
+    GstStructure * s, GstBuffer * buf)
+{
+  set_frame_times (self, s, GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf));
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
 }
 
 void
@@ -781,10 +811,14 @@ free_slots (GstCudaVisionBase * self)
 }
 
 /* Add one frame's timings; post the means once a second, and at the end of
- * the stream (final = TRUE, no frame added) for what is left. */
+ * the stream (final = TRUE, no frame added) for what is left. fps counts
+ * the frames finished since the previous message (or since the first
+ * frame was submitted) over that time, up to the last frame finished; the
+ * message carries that frame's timing fields. */
 static void
-post_stats (GstCudaVisionBase * self, gdouble upload, gdouble kernel,
-    gdouble download, gdouble latency, gboolean final)
+post_stats (GstCudaVisionBase * self, gint64 submit_time, GstBuffer * buf,
+    gdouble upload, gdouble kernel, gdouble download, gdouble latency,
+    gboolean final)
 {
   GstCudaVisionBasePrivate *priv = PRIV (self);
   gint64 now = g_get_monotonic_time ();
@@ -796,9 +830,12 @@ post_stats (GstCudaVisionBase * self, gdouble upload, gdouble kernel,
   if (!enabled)
     return;
   if (!final) {
-    if (priv->stats_frames == 0)
-      priv->stats_start = now;
+    if (priv->stats_frames == 0 && priv->stats_start == 0)
+      priv->stats_start = submit_time;
     priv->stats_frames++;
+    priv->stats_last = now;
+    priv->stats_pts = GST_BUFFER_PTS (buf);
+    priv->stats_duration = GST_BUFFER_DURATION (buf);
     priv->stats_upload += upload;
     priv->stats_kernel += kernel;
     priv->stats_download += download;
@@ -811,15 +848,17 @@ post_stats (GstCudaVisionBase * self, gdouble upload, gdouble kernel,
         "backend", G_TYPE_STRING,
         priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA ? "cuda" : "cpu",
         "frames", G_TYPE_UINT, priv->stats_frames,
-        "fps", G_TYPE_DOUBLE, n * G_USEC_PER_SEC / MAX (now -
+        "fps", G_TYPE_DOUBLE, n * G_USEC_PER_SEC / MAX (priv->stats_last -
             priv->stats_start, 1),
         "upload-ms", G_TYPE_DOUBLE, priv->stats_upload / n,
         "kernel-ms", G_TYPE_DOUBLE, priv->stats_kernel / n,
         "download-ms", G_TYPE_DOUBLE, priv->stats_download / n,
         "latency-ms", G_TYPE_DOUBLE, priv->stats_latency / n,
         "host-transfers", G_TYPE_UINT64, priv->host_transfers, NULL);
+    set_frame_times (self, st, priv->stats_pts, priv->stats_duration);
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self), st));
+    priv->stats_start = priv->stats_last;
     priv->stats_frames = 0;
     priv->stats_upload = priv->stats_kernel = priv->stats_download =
         priv->stats_latency = 0;
@@ -849,7 +888,8 @@ finish_oldest (GstCudaVisionBase * self, GstBuffer ** outbuf)
       " kernel %.3f ms, download %.3f ms, in element %.3f ms",
       GST_TIME_ARGS (GST_BUFFER_PTS (s->outbuf)), (int) (s - priv->slots),
       ms[0], ms[1], ms[2], latency);
-  post_stats (self, ms[0], ms[1], ms[2], latency, FALSE);
+  post_stats (self, s->submit_time, s->outbuf, ms[0], ms[1], ms[2], latency,
+      FALSE);
 
   /* unmap before handing the buffers on; with output_is_input, drop our
    * reference to the input so that finish_frame() can make it writable
@@ -1335,6 +1375,7 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
       active == GST_CUDA_VISION_BACKEND_CUDA ? "cuda" : "cpu", priv->device,
       priv->depth);
   priv->stats_frames = 0;
+  priv->stats_start = 0;
   return TRUE;
 }
 
@@ -1822,7 +1863,7 @@ gst_cuda_vision_base_sink_event (GstBaseTransform * trans, GstEvent * event)
               GST_EVENT_TYPE_NAME (event), gst_flow_get_name (ret));
       }
       if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
-        post_stats (self, 0, 0, 0, 0, TRUE);
+        post_stats (self, 0, NULL, 0, 0, 0, 0, TRUE);
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_vision_base_parent_class)->
@@ -2149,6 +2190,10 @@ static void
 gst_cuda_vision_base_init (GstCudaVisionBase * self)
 {
   GstCudaVisionBasePrivate *priv = PRIV (self);
+
+  /* as GstVideoFilter: frames already late downstream are dropped (a QoS
+   * message each) instead of computed; the qos property turns it off */
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
 
   priv->backend = DEFAULT_BACKEND;
   priv->device_id = DEFAULT_DEVICE_ID;

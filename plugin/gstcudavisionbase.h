@@ -38,6 +38,10 @@ typedef enum
 
 #define GST_CUDA_VISION_MAX_DEPTH 4
 
+/* The elements' author metadata. */
+#define GST_CUDA_VISION_AUTHOR \
+    "gst-cuda-vision maintainers <maintainers@users.noreply.a-seed-9d3eecc7.example>"
+
 /* The caps feature of GStreamer's CUDA device memory (GstCudaMemory). */
 #define GST_CUDA_VISION_CUDA_MEMORY_FEATURE "memory:CUDAMemory"
 
@@ -187,6 +191,15 @@ void gst_cuda_vision_base_check_cost (GstCudaVisionBase * self,
  * it, and in the debug log. */
 void gst_cuda_vision_base_post_rejection (GstCudaVisionBase * self,
     gchar * text);
+
+/* For finish_frame(): posts an element message about the frame in buf,
+ * structure s (taken) completed with the fields GStreamer's opencv
+ * elements give their messages, each a guint64 in nanoseconds
+ * (GST_CLOCK_TIME_NONE when unknown): "timestamp" (the PTS),
+ * "stream-time" and "running-time" (of the PTS in the current segment)
+ * and "duration". */
+void gst_cuda_vision_base_post_frame_message (GstCudaVisionBase * self,
+    GstStructure * s, GstBuffer * buf);
 
 /* Threads the CPU backend uses per frame (the `n-threads` property, or
  * the number of processors when it is 0). */

@@ -1,5 +1,5 @@
 /* gst-cuda-vision: the label map of cudameanshift's segment mode, attached
- * to each output buffer as a GstMeta.
+ * to each output buffer as a custom meta readable from any language.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -9,49 +9,34 @@
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
+
 /**
- * GstMeanShiftLabelsMeta:
- * @meta: the parent GstMeta.
- * @width: frame width in pixels.
- * @height: frame height in pixels.
- * @n_segments: the number of segments (distinct labels other than
- *   G_MAXUINT32).
- * @labels: @width * @height labels, row-major, row stride @width (owned by
- *   the meta): for each pixel the frame index (y * width + x) of the first
- *   pixel, in raster order, of its segment; G_MAXUINT32 for pixels outside
- *   the ROI or left out by the colour range.
+ * GST_CUDA_MEAN_SHIFT_LABELS_META_NAME:
  *
- * Registered API type name "GstMeanShiftLabelsMetaAPI" (tags "video",
- * "size", "orientation": dropped by elements that change the geometry),
- * implementation "GstMeanShiftLabelsMeta". Applications that do not link
- * the plugin find it with g_type_from_name ("GstMeanShiftLabelsMetaAPI")
- * and gst_buffer_get_meta(); the struct layout above is stable. Copied
- * with the buffer (gst_buffer_copy), not with a region of it.
+ * The name of cudameanshift's label map meta, a custom meta
+ * (gst_meta_register_custom(); tags "video", "size", "orientation": elements
+ * that change the frame's geometry drop it; copied with gst_buffer_copy()).
+ * Its structure (gst_custom_meta_get_structure()), named
+ * "GstCudaMeanShiftLabelsMeta", holds:
+ * - "width", "height" (guint): the frame's size in pixels;
+ * - "segments" (guint): the number of segments (distinct labels other than
+ *   0xFFFFFFFF);
+ * - "labels" (GstBuffer): width * height 32-bit labels in host byte order,
+ *   row-major, no padding: for each pixel the frame index y * width + x of
+ *   the first pixel (in raster order) of its segment, 0xFFFFFFFF for pixels
+ *   outside the ROI or left out by the colour range.
+ * C: gst_buffer_get_custom_meta (buf, "GstCudaMeanShiftLabelsMeta");
+ * Python: buf.get_custom_meta ("GstCudaMeanShiftLabelsMeta").
  */
-    typedef struct
-{
-  GstMeta meta;
-  guint width;
-  guint height;
-  guint n_segments;
-  guint32 *labels;
-} GstMeanShiftLabelsMeta;
+#define GST_CUDA_MEAN_SHIFT_LABELS_META_NAME "GstCudaMeanShiftLabelsMeta"
 
-GType gst_mean_shift_labels_meta_api_get_type (void);
-#define GST_MEAN_SHIFT_LABELS_META_API_TYPE \
-  (gst_mean_shift_labels_meta_api_get_type ())
+/* Registers the meta (once; at plugin load). */
+void gst_cuda_mean_shift_labels_meta_register (void);
 
-const GstMetaInfo *gst_mean_shift_labels_meta_get_info (void);
-#define GST_MEAN_SHIFT_LABELS_META_INFO \
-  (gst_mean_shift_labels_meta_get_info ())
-
-#define gst_buffer_get_mean_shift_labels_meta(b) ((GstMeanShiftLabelsMeta *) \
-    gst_buffer_get_meta ((b), GST_MEAN_SHIFT_LABELS_META_API_TYPE))
-
-/* Adds a meta whose labels array (width * height, uninitialised) the
- * caller fills. */
-GstMeanShiftLabelsMeta *gst_buffer_add_mean_shift_labels_meta (GstBuffer *
-    buffer, guint width, guint height);
+/* Attaches a label map to buffer (writable): a copy of labels, width *
+ * height values. */
+void gst_buffer_add_cuda_mean_shift_labels_meta (GstBuffer * buffer,
+    guint width, guint height, guint segments, const guint32 * labels);
 
 G_END_DECLS
 #endif

@@ -13,6 +13,7 @@
 #include "gstcudatemplatematch.h"
 #include "gstcudanlmeans.h"
 #include "gstcudameanshift.h"
+#include "gstmeanshiftmeta.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -20,6 +21,7 @@ plugin_init (GstPlugin * plugin)
   gboolean ret = FALSE;
 
   gst_cv_pinned_allocator_register ();
+  gst_cuda_mean_shift_labels_meta_register ();
   ret |= GST_ELEMENT_REGISTER (cudasobel, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaconvolve, plugin);
   ret |= GST_ELEMENT_REGISTER (cudatemplatematch, plugin);

@@ -445,6 +445,124 @@ GST_START_TEST (test_post_stats)
 
 GST_END_TEST;
 
+/* The last statistics message of a stream (at EOS): its fps counts the
+ * frames over the time from the first frame's submission to the last
+ * one's end, so it can never exceed what the frames' own processing time
+ * allows (one message used to say fps=184 for one frame of kernel-ms=1034);
+ * it carries the last frame's timing fields. */
+GST_START_TEST (test_post_stats_final)
+{
+  GstHarness *h = harness_with_depth (1, GST_VIDEO_FORMAT_GRAY8, 1920, 1080);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  const GstStructure *s;
+  guint frames, i;
+  gdouble kernel, fps;
+  guint64 ts, dur, st, rt;
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "post-stats", TRUE, NULL);
+  for (i = 0; i < 2; i++) {
+    GstBuffer *b = step_frame (GST_VIDEO_FORMAT_GRAY8, 1920, 1080, 1);
+    GST_BUFFER_PTS (b) = i * FRAME_DUR;
+    GST_BUFFER_DURATION (b) = FRAME_DUR;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  fail_unless (msg != NULL, "no statistics message at EOS");
+  s = gst_message_get_structure (msg);
+  fail_unless (gst_structure_has_name (s, "cudavision-stats"));
+  fail_unless (gst_structure_get_uint (s, "frames", &frames));
+  fail_unless_equals_int (frames, 2);
+  fail_unless (gst_structure_get_double (s, "kernel-ms", &kernel));
+  fail_unless (gst_structure_get_double (s, "fps", &fps));
+  /* two frames one after the other (depth 1): at least 2 kernel times */
+  fail_unless (fps <= 1000.0 / kernel, "fps %g with kernel-ms %g", fps,
+      kernel);
+  fail_unless (gst_structure_get (s, "timestamp", G_TYPE_UINT64, &ts,
+          "duration", G_TYPE_UINT64, &dur, "stream-time", G_TYPE_UINT64, &st,
+          "running-time", G_TYPE_UINT64, &rt, NULL));
+  fail_unless_equals_uint64 (ts, FRAME_DUR);
+  fail_unless_equals_uint64 (dur, FRAME_DUR);
+  fail_unless_equals_uint64 (st, FRAME_DUR);
+  fail_unless_equals_uint64 (rt, FRAME_DUR);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* QoS on by default, as GstVideoFilter: frames already late downstream
+ * (running time before the QoS event's earliest time) are dropped, each
+ * with a QoS message; later frames are computed. */
+GST_START_TEST (test_qos_drops_late_frames)
+{
+  GstHarness *h = harness_with_depth (1, GST_VIDEO_FORMAT_GRAY8, 32, 8);
+  GstBus *bus = gst_bus_new ();
+  gboolean qos = FALSE;
+  guint i, qos_msgs = 0, out = 0;
+  GstMessage *m;
+
+  g_object_get (h->element, "qos", &qos, NULL);
+  fail_unless (qos);
+  gst_element_set_bus (h->element, bus);
+  /* the sink is 10 frames late at frame 0 */
+  fail_unless (gst_harness_push (h, step_frame (GST_VIDEO_FORMAT_GRAY8, 32,
+              8, 1)) == GST_FLOW_OK);
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_qos (GST_QOS_TYPE_UNDERFLOW, 2.0, 10 * FRAME_DUR, 0)));
+  for (i = 1; i < 20; i++) {
+    GstBuffer *b = step_frame (GST_VIDEO_FORMAT_GRAY8, 32, 8, 1);
+    GST_BUFFER_PTS (b) = i * FRAME_DUR;
+    GST_BUFFER_DURATION (b) = FRAME_DUR;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_QOS))) {
+    qos_msgs++;
+    gst_message_unref (m);
+  }
+  out = gst_harness_buffers_received (h);
+  /* frames 1..10 are at or before the earliest time: dropped */
+  fail_unless_equals_int (qos_msgs, 10);
+  fail_unless_equals_int (out, 20 - 10);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* gst-inspect-1.0 metadata as nvcodec's and GStreamer's own plugins give
+ * it: hardware elements, a named author. */
+GST_START_TEST (test_element_metadata)
+{
+  const gchar *names[] = { "cudasobel", "cudaconvolve", "cudanlmeans",
+    "cudatemplatematch", "cudameanshift"
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElementFactory *f = gst_element_factory_find (names[i]);
+    const gchar *klass, *author;
+
+    fail_unless (f != NULL);
+    klass = gst_element_factory_get_metadata (f, GST_ELEMENT_METADATA_KLASS);
+    author = gst_element_factory_get_metadata (f,
+        GST_ELEMENT_METADATA_AUTHOR);
+    fail_unless (g_str_has_suffix (klass, "/Video/Hardware"), "%s: %s",
+        names[i], klass);
+    fail_unless (strchr (author, '<') && strchr (author, '@'), "%s: %s",
+        names[i], author);
+    gst_object_unref (f);
+  }
+}
+
+GST_END_TEST;
+
 /* On the GPU the output frames are downloaded by DMA straight into pinned
  * buffers of the element's pool (downstream, here the harness, names no
  * allocator): no staging copy. On the CPU they are plain system memory. */
@@ -552,6 +670,9 @@ base_suite (void)
   tcase_add_test (tc, test_short_buffer_is_an_error);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_post_stats);
+  tcase_add_test (tc, test_post_stats_final);
+  tcase_add_test (tc, test_qos_drops_late_frames);
+  tcase_add_test (tc, test_element_metadata);
   tcase_add_test (tc, test_pad_templates);
   tcase_add_test (tc, test_output_memory);
   return s;

@@ -247,6 +247,15 @@ pop_matches (GstBus * bus, Match * out, int max)
       fail_unless (list && GST_VALUE_HOLDS_LIST (list));
       fail_unless (gst_structure_get_uint (s, "count", &count));
       fail_unless_equals_int (gst_value_list_get_size (list), count);
+      /* the timing fields of the opencv plugin's messages */
+      fail_unless (gst_structure_has_field_typed (s, "timestamp",
+              G_TYPE_UINT64));
+      fail_unless (gst_structure_has_field_typed (s, "stream-time",
+              G_TYPE_UINT64));
+      fail_unless (gst_structure_has_field_typed (s, "running-time",
+              G_TYPE_UINT64));
+      fail_unless (gst_structure_has_field_typed (s, "duration",
+              G_TYPE_UINT64));
       n = count;
       for (i = 0; i < count && (int) i < max; i++) {
         const GstStructure *m =
@@ -326,6 +335,15 @@ run_match (const RunOpts * o, const GstVideoInfo * info, GstBuffer * in,
           && roi->w == out[k].width && roi->h == out[k].height);
       fail_unless (p && gst_structure_get_double (p, "score", &score));
       fail_unless (score == out[k].result);
+      /* each match reachable by its rank, the meta's id */
+      fail_unless_equals_int (roi->id, k);
+      fail_unless (gst_buffer_get_video_region_of_interest_meta_id (ob, k)
+          == roi);
+      {
+        guint rank = G_MAXUINT;
+        fail_unless (gst_structure_get_uint (p, "rank", &rank));
+        fail_unless_equals_int (rank, k);
+      }
       k++;
     }
     fail_unless_equals_int (k, n);
@@ -437,17 +455,21 @@ GST_START_TEST (test_properties)
   fail_unless (e != NULL);
   g_object_get (e, "method", &method, "max-matches", &mm, "threshold", &thr,
       "display", &display, "score-map", &score_map, "template", &path, NULL);
-  fail_unless_equals_int (method, CCOEFF_NORMED);
+  /* OpenCV's numbering (cv::TemplateMatchModes) */
+  fail_unless_equals_int (method, 5);
   fail_unless_equals_int (mm, 1);
   fail_unless (thr == -1.0);
   fail_unless (!display && !score_map && path == NULL);
   ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "method");
   {
     GEnumClass *ec = G_PARAM_SPEC_ENUM (ps)->enum_class;
+    const int opencv[4] = { 0, 1, 3, 5 };
     int i;
     for (i = 0; i < 4; i++)
-      fail_unless_equals_string (g_enum_get_value (ec, i)->value_nick,
+      fail_unless_equals_string (g_enum_get_value (ec, opencv[i])->value_nick,
           method_names[i]);
+    fail_unless (g_enum_get_value (ec, 2) == NULL);
+    fail_unless (g_enum_get_value (ec, 4) == NULL);
   }
   ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "max-matches");
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 1);

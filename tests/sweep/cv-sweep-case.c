@@ -46,7 +46,7 @@
  *     out-info FORMAT W H MEMORY       caps of el's source pad
  *     out N pts=P dur=D                frame N leaving el
  *     roi N TYPE X Y W H PARAMS        a GstVideoRegionOfInterestMeta of it
- *     labels N SEGMENTS W H HASH       its GstMeanShiftLabelsMeta
+ *     labels N SEGMENTS W H HASH       its GstCudaMeanShiftLabelsMeta
  *     sink-info FORMAT W H             caps at the appsink
  *     sink-planes ROWBYTES:ROWS ...
  *     sink N hash=H                    frame N at the appsink
@@ -82,17 +82,6 @@
 #define FNV_OFFSET G_GUINT64_CONSTANT (0xcbf29ce484222325)
 #define FNV_PRIME G_GUINT64_CONSTANT (0x100000001b3)
 
-/* The layout of GstMeanShiftLabelsMeta (plugin/gstmeanshiftmeta.h, stable
- * by contract): found through its API type's name, no link to the plugin. */
-typedef struct
-{
-  GstMeta meta;
-  guint width;
-  guint height;
-  guint n_segments;
-  guint32 *labels;
-} LabelsMeta;
-
 typedef struct
 {
   GMutex lock;
@@ -102,7 +91,6 @@ typedef struct
   GstElement *el;
   guint n_in, n_out, n_sink;
   gboolean in_info_done, out_info_done, sink_info_done;
-  GType labels_api;
 } Case;
 
 static guint64
@@ -435,15 +423,27 @@ output_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   g_free (pts);
   g_free (dur);
   write_rois (c, buf);
-  if (!c->labels_api)           /* registered at the first meta added */
-    c->labels_api = g_type_from_name ("GstMeanShiftLabelsMetaAPI");
-  if (c->labels_api) {
-    LabelsMeta *lm = (LabelsMeta *) gst_buffer_get_meta (buf, c->labels_api);
+  {
+    /* cudameanshift's custom meta, through GStreamer's API */
+    GstCustomMeta *lm = gst_buffer_get_custom_meta (buf,
+        "GstCudaMeanShiftLabelsMeta");
     if (lm) {
-      guint64 h = fnv1a (FNV_OFFSET, (const guint8 *) lm->labels,
-          (gsize) lm->width * lm->height * sizeof (guint32));
+      const GstStructure *st = gst_custom_meta_get_structure (lm);
+      guint w = 0, h = 0, segments = 0;
+      GstBuffer *labels = NULL;
+      GstMapInfo map;
+      guint64 hash = 0;
+
+      gst_structure_get (st, "width", G_TYPE_UINT, &w, "height", G_TYPE_UINT,
+          &h, "segments", G_TYPE_UINT, &segments, "labels", GST_TYPE_BUFFER,
+          &labels, NULL);
+      if (labels && gst_buffer_map (labels, &map, GST_MAP_READ)) {
+        hash = fnv1a (FNV_OFFSET, map.data, map.size);
+        gst_buffer_unmap (labels, &map);
+      }
+      gst_clear_buffer (&labels);
       meta_printf (c, "labels %u %u %u %u %016" G_GINT64_MODIFIER "x\n",
-          c->n_out, lm->n_segments, lm->width, lm->height, h);
+          c->n_out, segments, w, h, hash);
     }
   }
   c->n_out++;
