@@ -8,6 +8,7 @@
 #define CV_CONVOLVE_H
 
 #include "cvimage.h"
+#include "cvop.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -125,6 +126,24 @@ int cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp,
     int channels, const CvConvolveParams * params, void **scratch,
     void *stream);
 void cv_convolve_cuda_free_scratch (void *scratch);
+
+/* ---- the operator (cvop.h) ----
+ * info:    CvConvolveInfo: the frame's n_planes planes, plane p of pixels
+ *          of bpp[p] bytes whose first channels[p] bytes are filtered (as
+ *          cv_convolve_cpu's bpp and channels); width, height of plane 0.
+ *          The chain is applied to every plane at its own size
+ *          (frame->in[p] -> frame->out[p]).
+ * params:  CvConvolveParams (prepared). No results. */
+typedef struct
+{
+  int width, height;
+  int n_planes;
+  int bpp[CV_MAX_PLANES];
+  int channels[CV_MAX_PLANES];
+} CvConvolveInfo;
+
+extern const CvOps cv_convolve_cpu_ops;
+extern const CvOps cv_convolve_cuda_ops;
 
 #ifdef __cplusplus
 }

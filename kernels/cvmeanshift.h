@@ -13,6 +13,7 @@
 #define CV_MEANSHIFT_H
 
 #include "cvimage.h"
+#include "cvop.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -153,6 +154,21 @@ void cv_meanshift_cuda_segments (void *work, CvMeanShiftSegments * seg);
 
 /* Frees a workspace made by cv_meanshift_cuda() (NULL allowed). */
 void cv_meanshift_cuda_free (void *work);
+
+/* ---- the operator (cvop.h) ----
+ * info:    CvMeanShiftInfo: frame->in[0] -> frame->out[0], read through
+ *          layout, width x height.
+ * params:  CvMeanShiftParams (the ROI already clipped to the frame).
+ * results: CvMeanShiftSegments in segment mode (labels in host memory of
+ *          the operator: width * height values), NULL in filter mode. */
+typedef struct
+{
+  CvLumaLayout layout;
+  int width, height;
+} CvMeanShiftInfo;
+
+extern const CvOps cv_meanshift_cpu_ops;
+extern const CvOps cv_meanshift_cuda_ops;
 
 #ifdef __cplusplus
 }

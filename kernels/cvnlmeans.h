@@ -7,6 +7,7 @@
 #define CV_NLMEANS_H
 
 #include "cvimage.h"
+#include "cvop.h"
 
 #include <math.h>
 
@@ -144,6 +145,24 @@ cv_nlmeans_constants (const CvNlMeansParams * p, int channels,
   /* a tiny h: keep c finite (every weight but x's own underflows to 0) */
   k->c = (float) (c > 1e30 ? 1e30 : c);
 }
+
+/* ---- the operator (cvop.h) ----
+ * info:    CvNlMeansInfo: plane 0 is denoised (read through layout, as
+ *          cv_nlmeans_cpu's src); planes 1 .. n_planes - 1 (the chroma of
+ *          I420/NV12) are copied, row_bytes[p] bytes per row. The CUDA
+ *          operator's scratch grows with the frame's parameters (search
+ *          window, patch size).
+ * params:  CvNlMeansParams. No results. */
+typedef struct
+{
+  CvLumaLayout layout;
+  int width, height;
+  int n_planes;
+  size_t row_bytes[CV_MAX_PLANES];
+} CvNlMeansInfo;
+
+extern const CvOps cv_nlmeans_cpu_ops;
+extern const CvOps cv_nlmeans_cuda_ops;
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #define CV_SOBEL_H
 
 #include "cvimage.h"
+#include "cvop.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +48,25 @@ int cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
  * queued on stream (a cudaStream_t) and not waited for. */
 int cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvSobelParams * params, void *stream);
+
+/* ---- the operator (cvop.h) ----
+ * info:    CvSobelInfo. frame->in[0]: the source plane (read through
+ *          layout); frame->out[0]: the GRAY8 edge map of the same size;
+ *          frame->out[1 .. n_out_planes - 1]: planes filled with 128
+ *          (neutral chroma of NV12 / I420 output), out_pixel_stride[p]
+ *          bytes per pixel (NV12's UV plane: 2). Other input planes are not
+ *          read (NULL allowed).
+ * params:  CvSobelParams. No results. */
+typedef struct
+{
+  CvLumaLayout layout;
+  int width, height;
+  int n_out_planes;
+  int out_pixel_stride[CV_MAX_PLANES];
+} CvSobelInfo;
+
+extern const CvOps cv_sobel_cpu_ops;
+extern const CvOps cv_sobel_cuda_ops;
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #define CV_TEMPLATE_MATCH_H
 
 #include "cvimage.h"
+#include "cvop.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -198,6 +199,32 @@ int cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
 /* Free a workspace of cv_template_match_cuda () (NULL is fine). The
  * stream that used it must be idle. */
 void cv_template_match_cuda_free (void *workspace);
+
+/* ---- the operator (cvop.h) ----
+ * info:    CvTemplateMatchInfo: frame->in[0] read through layout; with
+ *          score_map 8 or 16, frame->out[0] is the W x H score map (as
+ *          cv_template_match_cpu's score_map).
+ * params:  CvTemplateMatchFrameParams: the matching parameters and the
+ *          template, which must stay valid (and unchanged) until the
+ *          frame's work is complete. templ NULL: nothing is matched, the
+ *          results hold 0 matches and the score map (if any) is all 0.
+ * results: CvTemplateMatchResult (the operator's memory: pinned host
+ *          memory on the GPU). */
+typedef struct
+{
+  CvLumaLayout layout;
+  int width, height;
+  int score_map;
+} CvTemplateMatchInfo;
+
+typedef struct
+{
+  CvTemplateMatchParams match;
+  const CvTemplate *templ;
+} CvTemplateMatchFrameParams;
+
+extern const CvOps cv_template_match_cpu_ops;
+extern const CvOps cv_template_match_cuda_ops;
 
 #ifdef __cplusplus
 }
