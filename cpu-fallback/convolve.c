@@ -1,5 +1,6 @@
 /* gst-cuda-vision: convolution filters and filter chains, CPU fallback
- * (C99 + OpenMP). Same arithmetic as kernels/convolve.cu, see cvconvolve.h.
+ * (C99 + OpenMP), and its operator (cv_convolve_cpu_ops). Same arithmetic
+ * as kernels/convolve*.cu, see cvconvolve.h.
  *
  * Stage by stage over whole frames, each thread of the OpenMP team on its
  * own band of rows:
@@ -18,6 +19,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "convolve_common.h"
+#include "cpu-internal.h"
+#include "cvop-internal.h"
 #include "cvcpu.h"
 
 #include <math.h>
@@ -79,7 +82,7 @@ cv_convolve_chain_radius (const CvConvolveParams * p)
 static int
 round_up_block (int n)
 {
-  return (n + ROW_ALIGN - 1) / ROW_ALIGN * ROW_ALIGN;
+  return cv_div_up (n, ROW_ALIGN) * ROW_ALIGN;
 }
 
 /* out[x] = sum_{t = 0 .. T-1} wt[t] * p[t][x] for x in 0 .. n - 1 (n a
@@ -262,8 +265,7 @@ named_row (int kind, const uint8_t * restrict r0, const uint8_t * restrict r1,
 static int
 run_named (const uint8_t * src, size_t sstride, uint8_t * dst,
     size_t dstride, int w, int h, int bpp, int mode, int kind,
-    const uint8_t * keep, size_t kstride, int channels,
-    const CvCpuExec * exec)
+    const uint8_t * keep, size_t kstride, int channels, const CvExec * exec)
 {
   const size_t n = (size_t) w * bpp;
   uint8_t *zero = calloc (n, 1);
@@ -284,7 +286,7 @@ run_named (const uint8_t * src, size_t sstride, uint8_t * dst,
       int yb = cv_conv_border (y + 1, h, mode);
       uint8_t *drow = dst + (size_t) y * dstride;
 
-      if (!buf || cv_cpu_cancelled (exec))
+      if (!buf || cv_exec_cancelled (exec))
         continue;
       named_row (kind, ya < 0 ? zero : src + (size_t) ya * sstride,
           src + (size_t) y * sstride, yb < 0 ? zero : src + (size_t) yb *
@@ -340,7 +342,7 @@ static int
 run_custom (const uint8_t * src, size_t sstride, uint8_t * dst,
     size_t dstride, int w, int h, int bpp, int nc,
     const CvConvolveParams * p, const uint8_t * keep, size_t kstride,
-    int channels, const CvCpuExec * exec)
+    int channels, const CvExec * exec)
 {
   const int k = p->ksize, r = k / 2, mode = p->border_mode;
   const int sep = p->separable, nb = round_up_block (w);
@@ -371,7 +373,7 @@ run_custom (const uint8_t * src, size_t sstride, uint8_t * dst,
     pad = mem + rowlen * nc * k;
     acc = pad + rowlen;
     next_e = y0 - r;
-    for (y = y0; y < y1 && !cv_cpu_cancelled (exec); y++) {
+    for (y = y0; y < y1 && !cv_exec_cancelled (exec); y++) {
       uint8_t *drow = dst + (size_t) y * dstride;
       int ii, j;
 
@@ -426,7 +428,7 @@ run_custom (const uint8_t * src, size_t sstride, uint8_t * dst,
 
 int
 cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp, int channels,
-    const CvConvolveParams * p, const CvCpuExec * exec)
+    const CvConvolveParams * p, const CvExec * exec)
 {
   int w, h, n, i, ret = CV_OK;
   uint8_t *tmp[2] = { NULL, NULL };
@@ -472,7 +474,7 @@ cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp, int channels,
     else
       ret = run_named (s, ss, d, ds, w, h, bpp, p->border_mode,
           p->filters[i], keep, src->stride, channels, exec);
-    if (ret == CV_OK && cv_cpu_cancelled (exec))
+    if (ret == CV_OK && cv_exec_cancelled (exec))
       ret = CV_ERROR_CANCELLED;
   }
 done:
@@ -480,3 +482,64 @@ done:
   free (tmp[1]);
   return ret;
 }
+
+/* ---- the operator (cvconvolve.h) ---- */
+
+typedef struct
+{
+  CvConvolveInfo info;
+} ConvolveOp;
+
+static int
+convolve_create (const void *info, void **op)
+{
+  ConvolveOp *o;
+
+  if (!op)
+    return CV_ERROR_INVALID_ARGUMENT;
+  *op = NULL;
+  if (!cv_convolve_info_valid (info))
+    return CV_ERROR_INVALID_ARGUMENT;
+  o = calloc (1, sizeof (ConvolveOp));
+  if (!o)
+    return CV_ERROR_NO_MEMORY;
+  o->info = *(const CvConvolveInfo *) info;
+  *op = o;
+  return CV_OK;
+}
+
+static int
+convolve_submit (void *op, const CvFrame * frame, const void *params,
+    const CvExec * exec)
+{
+  ConvolveOp *o = op;
+  CvFrame f;
+  int p, status = CV_OK;
+
+  if (!o || !params || !cv_convolve_frame_valid (&o->info, frame))
+    return CV_ERROR_INVALID_ARGUMENT;
+  f = *frame;
+  /* the chain on every plane, each at its own size */
+  for (p = 0; status == CV_OK && p < o->info.n_planes; p++)
+    status = cv_convolve_cpu (&f.in[p], &f.out[p], o->info.bpp[p],
+        o->info.channels[p], params, exec);
+  return status;
+}
+
+static const void *
+convolve_results (void *op)
+{
+  (void) op;
+  return NULL;
+}
+
+static void
+convolve_destroy (void *op)
+{
+  free (op);
+}
+
+const CvOps cv_convolve_cpu_ops = {
+  "convolve-cpu", convolve_create, convolve_submit, convolve_results,
+  convolve_destroy
+};

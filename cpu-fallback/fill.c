@@ -1,7 +1,8 @@
-/* gst-cuda-vision: constant fill of a plane on the CPU.
+/* gst-cuda-vision: constant fill and copy of a plane on the CPU (the
+ * chroma planes of the operators' frames).
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "cvfill.h"
+#include "cpu-internal.h"
 
 #include <string.h>
 

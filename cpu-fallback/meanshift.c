@@ -1,13 +1,15 @@
 /* gst-cuda-vision: mean-shift filtering and segmentation on the CPU
- * (C99 + OpenMP). The per-pixel math is kernels/meanshift_core.h, shared
- * with kernels/meanshift.cu; the segmentation follows the same
- * deterministic rules (union-find with the smallest index as root), so CPU
- * and GPU give the same labels. See cvmeanshift.h for the definitions.
+ * (C99 + OpenMP), and its operator (cv_meanshift_cpu_ops). The per-pixel
+ * math is kernels/meanshift_core.h, shared with kernels/meanshift.cu; the
+ * segmentation follows the same deterministic rules (union-find with the
+ * smallest index as root), so CPU and GPU give the same labels. See
+ * cvmeanshift.h for the definitions.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "cvmeanshift.h"
+#include "cpu-internal.h"
 #include "meanshift_core.h"
+#include "cvop-internal.h"
 #include "cvcpu.h"
 
 #include <stdlib.h>
@@ -215,8 +217,7 @@ segment (const CvMsCore * k, const CvMeanShiftParams * p, int frame_width,
 
 CV_MS_CLONES static void
 filter_row (const CvMsSrc * s, const CvMsCore * k, int y,
-    const uint32_t * img, uint32_t * filt, CvMsPos * pos,
-    const CvCpuExec * exec)
+    const uint32_t * img, uint32_t * filt, CvMsPos * pos, const CvExec * exec)
 {
   const int rw = k->rw;
   CvMsPos tmp;
@@ -228,7 +229,7 @@ filter_row (const CvMsSrc * s, const CvMsCore * k, int y,
     CvMsPos *pp = pos ? &pos[i] : &tmp;
 
     /* one pixel can take long (large radius, many iterations) */
-    if (cv_cpu_cancelled (exec))
+    if (cv_exec_cancelled (exec))
       return;
     if (!CV_MS_IN (v)) {
       filt[i] = v;
@@ -243,7 +244,7 @@ filter_row (const CvMsSrc * s, const CvMsCore * k, int y,
 int
 cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvMeanShiftParams * params, CvMeanShiftSegments * seg,
-    const CvCpuExec * exec)
+    const CvExec * exec)
 {
   const CvMeanShiftParams *p = params;
   CvMsCore k;
@@ -321,7 +322,7 @@ cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   for (y = 0; y < rh; y++)
     filter_row (&s, &k, y, img, filt, pos, exec);
 
-  if (cv_cpu_cancelled (exec)) {
+  if (cv_exec_cancelled (exec)) {
     ret = CV_ERROR_CANCELLED;
   } else if (segment_mode) {
     ret = segment (&k, p, src->width, filt, pos, dst, layout, seg);
@@ -344,3 +345,89 @@ cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   free (pos);
   return ret;
 }
+
+/* ---- the operator (cvmeanshift.h) ---- */
+
+typedef struct
+{
+  CvMeanShiftInfo info;
+  uint32_t *labels;             /* width * height, at the first segment-mode
+                                 * frame */
+  CvMeanShiftSegments seg;
+  int segmented;                /* the last submit succeeded in segment
+                                 * mode */
+} MeanShiftOp;
+
+static int
+meanshift_create (const void *info, void **op)
+{
+  MeanShiftOp *o;
+
+  if (!op)
+    return CV_ERROR_INVALID_ARGUMENT;
+  *op = NULL;
+  if (!cv_meanshift_info_valid (info))
+    return CV_ERROR_INVALID_ARGUMENT;
+  o = calloc (1, sizeof (MeanShiftOp));
+  if (!o)
+    return CV_ERROR_NO_MEMORY;
+  o->info = *(const CvMeanShiftInfo *) info;
+  *op = o;
+  return CV_OK;
+}
+
+static int
+meanshift_submit (void *op, const CvFrame * frame, const void *params,
+    const CvExec * exec)
+{
+  MeanShiftOp *o = op;
+  const CvMeanShiftParams *p = params;
+  const size_t n = o ? (size_t) o->info.width * o->info.height : 0;
+  CvFrame f;
+  int segment, status;
+
+  if (!o)
+    return CV_ERROR_INVALID_ARGUMENT;
+  o->segmented = 0;
+  if (!p || !cv_meanshift_frame_valid (&o->info, frame))
+    return CV_ERROR_INVALID_ARGUMENT;
+  f = *frame;
+  segment = p->mode == CV_MEANSHIFT_SEGMENT;
+  if (segment && !o->labels) {
+    if ((uint64_t) n >= 0xFFFFFFFFull)
+      return CV_ERROR_INVALID_ARGUMENT;
+    o->labels = malloc (n * sizeof (uint32_t));
+    if (!o->labels)
+      return CV_ERROR_NO_MEMORY;
+  }
+  o->seg.labels = o->labels;
+  o->seg.n_segments = 0;
+  status = cv_meanshift_cpu (&f.in[0], o->info.layout, &f.out[0], p,
+      segment ? &o->seg : NULL, exec);
+  o->segmented = status == CV_OK && segment;
+  return status;
+}
+
+static const void *
+meanshift_results (void *op)
+{
+  MeanShiftOp *o = op;
+
+  return o && o->segmented ? &o->seg : NULL;
+}
+
+static void
+meanshift_destroy (void *op)
+{
+  MeanShiftOp *o = op;
+
+  if (!o)
+    return;
+  free (o->labels);
+  free (o);
+}
+
+const CvOps cv_meanshift_cpu_ops = {
+  "meanshift-cpu", meanshift_create, meanshift_submit, meanshift_results,
+  meanshift_destroy
+};

@@ -1,4 +1,5 @@
-/* gst-cuda-vision: non-local-means denoising on the CPU (C99 + OpenMP).
+/* gst-cuda-vision: non-local-means denoising on the CPU (C99 + OpenMP),
+ * and its operator (cv_nlmeans_cpu_ops).
  *
  * The offset-major algorithm of kernels/nlmeans.cu (see cvnlmeans.h for the
  * definition): the frame is cut into 64 x 32 tiles (OpenMP over tiles); for
@@ -24,7 +25,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "cvnlmeans.h"
+#include "cpu-internal.h"
+#include "nlmeans_common.h"
+#include "cvop-internal.h"
 #include "cvcpu.h"
 
 #include <math.h>
@@ -42,18 +45,6 @@
  * Top and bottom: only valid rows are computed, so r suffices. */
 #define MARGIN_X (TILE_W + 32)
 #define MARGIN_Y (CV_NLMEANS_MAX_PATCH / 2)
-
-/* symmetric padding (padarray 'symmetric'), any distance outside [0, n) */
-static inline int
-mirror (int k, int n)
-{
-  int p = 2 * n;
-
-  k %= p;
-  if (k < 0)
-    k += p;
-  return k < n ? k : p - 1 - k;
-}
 
 /* The weight 2^-(min (max (m, 0) c, 125)) (2^-125 is the smallest weight:
  * below it the sums would lose x's own weight). The clamps work on the
@@ -96,7 +87,7 @@ typedef struct
                                  * MARGIN_X and MARGIN_Y */
   CvNlMeansConstants k;
   int rx, ry;                   /* search half-widths */
-  const CvCpuExec *exec;        /* polled once per row of offsets */
+  const CvExec *exec;           /* polled once per row of offsets */
 } Ctx;
 
 /* Per-thread buffers. */
@@ -241,7 +232,7 @@ static inline __attribute__((always_inline))
   for (dy = -c->ry; dy <= c->ry; dy++) { \
     if (ty0 + th + dy <= 0 || ty0 + dy >= c->h) \
       continue; \
-    if (cv_cpu_cancelled (c->exec)) \
+    if (cv_exec_cancelled (c->exec)) \
       break; \
     for (dx = -c->rx; dx <= c->rx; dx++) \
       tile_offset (c, b, tx0, ty0, th, dx, dy, R, CH, UNI); \
@@ -300,7 +291,7 @@ tile_run (const Ctx * c, Bufs * b, const CvPlane * src, CvLumaLayout l,
 
 int
 cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvNlMeansParams * params, const CvCpuExec * exec)
+    const CvNlMeansParams * params, const CvExec * exec)
 {
   Ctx c;
   float *pad;
@@ -337,8 +328,8 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   }
 
   /* the frame as planar floats, symmetric padding in the margins */
-  ntx = (c.w + TILE_W - 1) / TILE_W;
-  nty = (c.h + TILE_H - 1) / TILE_H;
+  ntx = cv_div_up (c.w, TILE_W);
+  nty = cv_div_up (c.h, TILE_H);
   c.pw = ntx * TILE_W + 2 * MARGIN_X;
   ph = c.h + 2 * MARGIN_Y;
   plane = (size_t) c.pw * ph;
@@ -350,12 +341,13 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     c.pad[ch_i] = pad + plane * ch_i + row0;
 #pragma omp parallel for schedule(static) num_threads (CV_OMP_THREADS (exec))
   for (int py = -MARGIN_Y; py < c.h + MARGIN_Y; py++) {
-    const uint8_t *row = src->data + (size_t) mirror (py, c.h) * src->stride;
+    const uint8_t *row = src->data + (size_t) cv_border_symmetric (py, c.h) *
+        src->stride;
     for (int k = 0; k < c.ch; k++) {
       float *o = (float *) c.pad[k] + (ptrdiff_t) py * c.pw;
       int bo = c.ch == 1 ? 0 : off[k];
       for (int px = -MARGIN_X; px < c.pw - MARGIN_X; px++)
-        o[px] = row[(size_t) mirror (px, c.w) * layout.bpp + bo];
+        o[px] = row[(size_t) cv_border_symmetric (px, c.w) * layout.bpp + bo];
     }
   }
 
@@ -378,13 +370,75 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
       b.acc = b.mask + TILE_W;
 #pragma omp for schedule(dynamic)
       for (int t = 0; t < ntx * nty; t++)
-        if (!cv_cpu_cancelled (exec))
+        if (!cv_exec_cancelled (exec))
           tile_run (&c, &b, src, layout, dst, (t % ntx) * TILE_W,
               (t / ntx) * TILE_H);
     }
     free (mem);
   }
   free (pad);
-  return status == CV_OK && cv_cpu_cancelled (exec) ? CV_ERROR_CANCELLED :
+  return status == CV_OK && cv_exec_cancelled (exec) ? CV_ERROR_CANCELLED :
       status;
 }
+
+/* ---- the operator (cvnlmeans.h) ---- */
+
+typedef struct
+{
+  CvNlMeansInfo info;
+} NlMeansOp;
+
+static int
+nlmeans_create (const void *info, void **op)
+{
+  NlMeansOp *o;
+
+  if (!op)
+    return CV_ERROR_INVALID_ARGUMENT;
+  *op = NULL;
+  if (!cv_nlmeans_info_valid (info))
+    return CV_ERROR_INVALID_ARGUMENT;
+  o = calloc (1, sizeof (NlMeansOp));
+  if (!o)
+    return CV_ERROR_NO_MEMORY;
+  o->info = *(const CvNlMeansInfo *) info;
+  *op = o;
+  return CV_OK;
+}
+
+static int
+nlmeans_submit (void *op, const CvFrame * frame, const void *params,
+    const CvExec * exec)
+{
+  NlMeansOp *o = op;
+  CvFrame f;
+  int p, status;
+
+  if (!o || !cv_nlmeans_params_valid (params)
+      || !cv_nlmeans_frame_valid (&o->info, frame))
+    return CV_ERROR_INVALID_ARGUMENT;
+  f = *frame;
+  status = cv_nlmeans_cpu (&f.in[0], o->info.layout, &f.out[0], params, exec);
+  /* the chroma of I420 / NV12 unchanged */
+  for (p = 1; status == CV_OK && p < o->info.n_planes; p++)
+    status = cv_copy_plane_cpu (&f.in[p], &f.out[p], o->info.row_bytes[p]);
+  return status;
+}
+
+static const void *
+nlmeans_results (void *op)
+{
+  (void) op;
+  return NULL;
+}
+
+static void
+nlmeans_destroy (void *op)
+{
+  free (op);
+}
+
+const CvOps cv_nlmeans_cpu_ops = {
+  "nlmeans-cpu", nlmeans_create, nlmeans_submit, nlmeans_results,
+  nlmeans_destroy
+};

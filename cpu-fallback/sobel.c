@@ -1,21 +1,16 @@
-/* gst-cuda-vision: Sobel edge detection on the CPU (C99 + OpenMP).
- * Same definition and the same integer arithmetic as kernels/sobel.cu;
- * see cvsobel.h for the formula.
+/* gst-cuda-vision: Sobel edge detection on the CPU (C99 + OpenMP), and
+ * its operator (cv_sobel_cpu_ops). Same definition and the same integer
+ * arithmetic as kernels/sobel.cu; see cvsobel.h for the formula.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "cvsobel.h"
+#include "cpu-internal.h"
+#include "cvop-internal.h"
 #include "cvcpu.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static inline int
-clamp255 (int v)
-{
-  return v < 0 ? 0 : (v > 255 ? 255 : v);
-}
 
 /* BT.601 luma of packed RGB pixels, brightness added, clamped; inlined
  * with a constant bpp so that the strided loads vectorize. */
@@ -25,8 +20,7 @@ rgb_luma (const uint8_t * restrict row, const int bpp, CvLumaLayout l, int w,
 {
   for (int x = 0; x < w; x++) {
     const uint8_t *p = row + (size_t) x * bpp;
-    int yv = (CV_LUMA_R * p[l.r] + CV_LUMA_G * p[l.g] + CV_LUMA_B * p[l.b]
-        + 128) >> 8;
+    int yv = cv_luma (p[l.r], p[l.g], p[l.b]);
     yv += brightness;
     yv = yv < 0 ? 0 : yv;
     lum[x] = (int16_t) (yv > 255 ? 255 : yv);
@@ -50,7 +44,8 @@ luma_row (const CvPlane * src, CvLumaLayout l, int y, int brightness,
     }
   } else if (l.r < 0) {
     for (int x = 0; x < w; x++)
-      lum[x + 1] = (int16_t) clamp255 (row[(size_t) x * l.bpp] + brightness);
+      lum[x + 1] = (int16_t) cv_clamp (row[(size_t) x * l.bpp] + brightness,
+          0, 255);
   } else if (l.bpp == 4) {
     rgb_luma (row, 4, l, w, brightness, lum + 1);
   } else if (l.bpp == 3) {
@@ -84,7 +79,7 @@ sobel_row (const int16_t * restrict r0, const int16_t * restrict r1,
 
 int
 cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvSobelParams * params, const CvCpuExec * exec)
+    const CvSobelParams * params, const CvExec * exec)
 {
   if (!src || !dst || !params || !src->data || !dst->data || src->width < 1
       || src->height < 1 || src->width != dst->width
@@ -106,7 +101,7 @@ cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
       int last = -10;           /* row held in rows[1] */
 #pragma omp for schedule(static)
       for (int y = 0; y < h; y++) {
-        if (cv_cpu_cancelled (exec))
+        if (cv_exec_cancelled (exec))
           continue;
         if (y == last + 1) {
           /* slide the window down one row */
@@ -114,12 +109,13 @@ cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
           rows[0] = rows[1];
           rows[1] = rows[2];
           rows[2] = t;
-          luma_row (src, layout, y + 1 < h ? y + 1 : h - 1, brightness,
+          luma_row (src, layout, cv_border_replicate (y + 1, h), brightness,
               rows[2]);
         } else {
-          luma_row (src, layout, y > 0 ? y - 1 : 0, brightness, rows[0]);
+          luma_row (src, layout, cv_border_replicate (y - 1, h), brightness,
+              rows[0]);
           luma_row (src, layout, y, brightness, rows[1]);
-          luma_row (src, layout, y + 1 < h ? y + 1 : h - 1, brightness,
+          luma_row (src, layout, cv_border_replicate (y + 1, h), brightness,
               rows[2]);
         }
         last = y;
@@ -129,6 +125,66 @@ cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
       free (buf);
     }
   }
-  return status == CV_OK && cv_cpu_cancelled (exec) ? CV_ERROR_CANCELLED :
+  return status == CV_OK && cv_exec_cancelled (exec) ? CV_ERROR_CANCELLED :
       status;
 }
+
+/* ---- the operator (cvsobel.h) ---- */
+
+typedef struct
+{
+  CvSobelInfo info;
+} SobelOp;
+
+static int
+sobel_create (const void *info, void **op)
+{
+  SobelOp *o;
+
+  if (!op)
+    return CV_ERROR_INVALID_ARGUMENT;
+  *op = NULL;
+  if (!cv_sobel_info_valid (info))
+    return CV_ERROR_INVALID_ARGUMENT;
+  o = calloc (1, sizeof (SobelOp));
+  if (!o)
+    return CV_ERROR_NO_MEMORY;
+  o->info = *(const CvSobelInfo *) info;
+  *op = o;
+  return CV_OK;
+}
+
+static int
+sobel_submit (void *op, const CvFrame * frame, const void *params,
+    const CvExec * exec)
+{
+  SobelOp *o = op;
+  CvFrame f;
+  int p, status;
+
+  if (!o || !params || !cv_sobel_frame_valid (&o->info, frame))
+    return CV_ERROR_INVALID_ARGUMENT;
+  f = *frame;
+  status = cv_sobel_cpu (&f.in[0], o->info.layout, &f.out[0], params, exec);
+  /* neutral chroma of NV12 / I420 output */
+  for (p = 1; status == CV_OK && p < o->info.n_out_planes; p++)
+    status = cv_fill_plane_cpu (&f.out[p], o->info.out_pixel_stride[p], 128);
+  return status;
+}
+
+static const void *
+sobel_results (void *op)
+{
+  (void) op;
+  return NULL;
+}
+
+static void
+sobel_destroy (void *op)
+{
+  free (op);
+}
+
+const CvOps cv_sobel_cpu_ops = {
+  "sobel-cpu", sobel_create, sobel_submit, sobel_results, sobel_destroy
+};

@@ -289,13 +289,13 @@ fft_tile (const CvTmFft * f, const CvPlane * lum, int tw, int th,
 int
 cvtm_fft_scores (CvTmFft ** pf, const CvPlane * lum, const CvTemplate * templ,
     const CvTmScoreConst * k, float *map, int dw, int dh,
-    const CvCpuExec * exec)
+    const CvExec * exec)
 {
   const int w = lum->width, h = lum->height;
   const int tw = templ->plane.width, th = templ->plane.height;
   const int rw = w - tw + 1, rh = h - th + 1;
   const int bw = dw - tw + 1, bh = dh - th + 1;
-  const int ntx = (rw + bw - 1) / bw, nty = (rh + bh - 1) / bh;
+  const int ntx = cv_div_up (rw, bw), nty = cv_div_up (rh, bh);
   const int ntiles = ntx * nty;
   CvTmFft *f = *pf;
   int status = CV_OK;
@@ -331,7 +331,7 @@ cvtm_fft_scores (CvTmFft ** pf, const CvPlane * lum, const CvTemplate * templ,
 #pragma omp for schedule(dynamic, 1)
     for (int t = 0; t < ntiles; t++) {
       const int x0 = (t % ntx) * bw, y0 = (t / ntx) * bh;
-      if (!ok || cv_cpu_cancelled (exec))
+      if (!ok || cv_exec_cancelled (exec))
         continue;
       fft_tile (f, lum, tw, th, k, map, rw, x0, y0,
           x0 + bw <= rw ? bw : rw - x0, y0 + bh <= rh ? bh : rh - y0,
@@ -343,7 +343,7 @@ cvtm_fft_scores (CvTmFft ** pf, const CvPlane * lum, const CvTemplate * templ,
     free (cq);
     free (cr);
   }
-  return status == CV_OK && cv_cpu_cancelled (exec) ? CV_ERROR_CANCELLED :
+  return status == CV_OK && cv_exec_cancelled (exec) ? CV_ERROR_CANCELLED :
       status;
 }
 
@@ -368,7 +368,7 @@ cvtm_fft_cost (int w, int h, int tw, int th, int *dw, int *dh)
 int
 cvtm_fft_scores (CvTmFft ** fft, const CvPlane * lum,
     const CvTemplate * templ, const CvTmScoreConst * k, float *map,
-    int dw, int dh, const CvCpuExec * exec)
+    int dw, int dh, const CvExec * exec)
 {
   (void) exec;
   (void) fft;

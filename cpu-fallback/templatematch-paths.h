@@ -16,7 +16,7 @@
  * exec: threads and cancellation (NULL: defaults). Returns CV_OK,
  * CV_ERROR_NO_MEMORY or CV_ERROR_CANCELLED. */
 int cvtm_direct_scores (const CvPlane * lum, const CvTemplate * templ,
-    const CvTmScoreConst * k, float *map, const CvCpuExec * exec);
+    const CvTmScoreConst * k, float *map, const CvExec * exec);
 
 /* Plans, tile size and template spectrum of one workspace. */
 typedef struct CvTmFft CvTmFft;
@@ -36,7 +36,7 @@ double cvtm_fft_cost (int w, int h, int tw, int th, int *dw, int *dh);
  * or CV_ERROR_CANCELLED. */
 int cvtm_fft_scores (CvTmFft ** fft, const CvPlane * lum,
     const CvTemplate * templ, const CvTmScoreConst * k, float *map,
-    int dw, int dh, const CvCpuExec * exec);
+    int dw, int dh, const CvExec * exec);
 
 void cvtm_fft_free (CvTmFft * fft);
 

@@ -1,4 +1,5 @@
-/* gst-cuda-vision: template matching on the CPU (C99 + OpenMP).
+/* gst-cuda-vision: template matching on the CPU (C99 + OpenMP), and its
+ * operator (cv_template_match_cpu_ops).
  * Same definitions and the same exact integer sums as
  * kernels/templatematch.cu, the score formula shared through
  * kernels/cvtemplatematch-score.h: bit-identical scores. See
@@ -19,7 +20,8 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "cvtemplatematch.h"
+#include "cpu-internal.h"
+#include "cvop-internal.h"
 #include "cvtemplatematch-score.h"
 #include "templatematch-paths.h"
 
@@ -220,7 +222,7 @@ flush (int64_t * restrict c, uint32_t * restrict acc, int n)
  * buf (w * rows bytes), or a view of src itself when it is GRAY8. */
 static void
 get_luma (const CvPlane * src, CvLumaLayout l, int y0, int rows,
-    uint8_t * buf, CvPlane * out, const CvCpuExec * exec)
+    uint8_t * buf, CvPlane * out, const CvExec * exec)
 {
   out->width = src->width;
   out->height = rows;
@@ -239,8 +241,7 @@ get_luma (const CvPlane * src, CvLumaLayout l, int y0, int rows,
     } else {
       for (int x = 0; x < src->width; x++) {
         const uint8_t *p = row + (size_t) x * l.bpp;
-        o[x] = (uint8_t) ((CV_LUMA_R * p[l.r] + CV_LUMA_G * p[l.g] +
-                CV_LUMA_B * p[l.b] + 128) >> 8);
+        o[x] = (uint8_t) cv_luma (p[l.r], p[l.g], p[l.b]);
       }
     }
   }
@@ -281,7 +282,7 @@ cpu_has_avx2 (void)
 
 int
 cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
-    const CvTmScoreConst * kp, float *map, const CvCpuExec * exec)
+    const CvTmScoreConst * kp, float *map, const CvExec * exec)
 {
   const CvPlane lum = *lum_;
   const CvTmScoreConst k = *kp;
@@ -307,7 +308,7 @@ cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
     }
 #pragma omp for schedule(static)
     for (int y = 0; y < rh; y++) {
-      if (!acc || !c || !cs || !cq || cv_cpu_cancelled (exec))
+      if (!acc || !c || !cs || !cq || cv_exec_cancelled (exec))
         continue;
       /* column sums of rows y .. y + th - 1 */
       if (y == last + 1)
@@ -363,7 +364,7 @@ cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
     free (cs);
     free (cq);
   }
-  return status == CV_OK && cv_cpu_cancelled (exec) ? CV_ERROR_CANCELLED :
+  return status == CV_OK && cv_exec_cancelled (exec) ? CV_ERROR_CANCELLED :
       status;
 }
 
@@ -459,7 +460,7 @@ ensure (void **buf, size_t * cap, size_t n, size_t sz)
 static void
 band_best (const float *map, int y0, int rows, int rw, int method,
     const CvTemplateMatch * found, int m, int tw, int th, float *bk,
-    int64_t * bi, const CvCpuExec * exec)
+    int64_t * bi, const CvExec * exec)
 {
   float gk = *bk;
   int64_t gi = *bi;
@@ -501,7 +502,7 @@ band_best (const float *map, int y0, int rows, int rw, int method,
  * frame beyond the last window row: pass map NULL for zeros). */
 static void
 write_map_rows (CvPlane * score_map, const float *map, int y0, int rows,
-    int rw, int method, int n, int bits, const CvCpuExec * exec)
+    int rw, int method, int n, int bits, const CvExec * exec)
 {
 #pragma omp parallel for schedule(static) num_threads (CV_OMP_THREADS (exec))
   for (int y = 0; y < rows; y++) {
@@ -522,7 +523,7 @@ int
 cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, const CvTemplateMatchParams * params,
     CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
-    const CvCpuExec * exec)
+    const CvExec * exec)
 {
   int status = check_args (src, layout, templ, params, score_map, result);
   CvTmCpuWorkspace local, *ws;
@@ -556,7 +557,7 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
   /* rows of scores per band: all of them unless that is over budget */
   const int bh = (size_t) rw * rh <= ws->map_budget ? rh :
       (int) (ws->map_budget / rw > 0 ? ws->map_budget / rw : 1);
-  const int nbands = (rh + bh - 1) / bh;
+  const int nbands = cv_div_up (rh, bh);
   /* one band: the scores are computed once and searched max_matches
    * times; several: computed again for every match searched */
   const int passes = nbands == 1 ? 1 : params->max_matches;
@@ -640,9 +641,87 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
     free (local.map);
     free (local.lum);
   }
-  if (status == CV_OK && cv_cpu_cancelled (exec))
+  if (status == CV_OK && cv_exec_cancelled (exec))
     status = CV_ERROR_CANCELLED;
   if (status != CV_OK)
     result->count = 0;
   return status;
 }
+
+/* ---- the operator (cvtemplatematch.h) ---- */
+
+typedef struct
+{
+  CvTemplateMatchInfo info;
+  void *ws;                     /* cv_template_match_cpu's workspace */
+  CvTemplateMatchResult result;
+} TemplateMatchOp;
+
+static int
+template_match_create (const void *info, void **op)
+{
+  TemplateMatchOp *o;
+
+  if (!op)
+    return CV_ERROR_INVALID_ARGUMENT;
+  *op = NULL;
+  if (!cv_template_match_info_valid (info))
+    return CV_ERROR_INVALID_ARGUMENT;
+  o = calloc (1, sizeof (TemplateMatchOp));
+  if (!o)
+    return CV_ERROR_NO_MEMORY;
+  o->info = *(const CvTemplateMatchInfo *) info;
+  *op = o;
+  return CV_OK;
+}
+
+static int
+template_match_submit (void *op, const CvFrame * frame, const void *params,
+    const CvExec * exec)
+{
+  TemplateMatchOp *o = op;
+  const CvTemplateMatchFrameParams *fp = params;
+  CvTemplateMatchParams p;
+  CvFrame f;
+  CvPlane *map;
+
+  if (!o)
+    return CV_ERROR_INVALID_ARGUMENT;
+  o->result.count = 0;
+  if (!fp || !cv_template_match_frame_valid (&o->info, frame))
+    return CV_ERROR_INVALID_ARGUMENT;
+  f = *frame;
+  map = o->info.score_map ? &f.out[0] : NULL;
+  if (!fp->templ) {
+    /* no template: no matches, an empty score map */
+    return map ? cv_fill_plane_cpu (map, o->info.score_map / 8, 0) : CV_OK;
+  }
+  p = fp->match;
+  p.score_map = o->info.score_map;
+  return cv_template_match_cpu (&f.in[0], o->info.layout, fp->templ, &p, map,
+      &o->result, &o->ws, exec);
+}
+
+static const void *
+template_match_results (void *op)
+{
+  TemplateMatchOp *o = op;
+
+  return o ? &o->result : NULL;
+}
+
+static void
+template_match_destroy (void *op)
+{
+  TemplateMatchOp *o = op;
+
+  if (!o)
+    return;
+  cv_template_match_cpu_free (o->ws);
+  free (o);
+}
+
+const CvOps cv_template_match_cpu_ops = {
+  "template-match-cpu", template_match_create, template_match_submit,
+  template_match_results, template_match_destroy
+};

@@ -1,4 +1,4 @@
-/* gst-cuda-vision: arithmetic shared verbatim by kernels/convolve.cu and
+/* gst-cuda-vision: arithmetic shared verbatim by kernels/convolve*.cu and
  * cpu-fallback/convolve.c so that both give bit-identical results
  * (internal header, see cvconvolve.h for the definitions).
  *
@@ -8,34 +8,21 @@
 #define CV_CONVOLVE_COMMON_H
 
 #include "cvconvolve.h"
-
-#ifdef __CUDACC__
-#define CV_HD static __host__ __device__ __forceinline__
-#else
-#define CV_HD static inline
-#endif
+#include "cvcommon.h"
 
 /* Map coordinate p of an axis of n pixels into 0 .. n - 1 with the border
- * mode, or -1 for CV_BORDER_CONSTANT outside the frame (pixel = 0). */
+ * mode (the rules of cvcommon.h), or -1 for CV_BORDER_CONSTANT outside the
+ * frame (pixel = 0). */
 CV_HD int
 cv_conv_border (int p, int n, int mode)
 {
   if (p >= 0 && p < n)
     return p;
   if (mode == CV_BORDER_CONSTANT)
-    return -1;
+    return cv_border_constant (p, n);
   if (mode == CV_BORDER_REPLICATE)
-    return p < 0 ? 0 : n - 1;
-  /* reflect-101: period 2 (n - 1), mirrored in the second half */
-  if (n == 1)
-    return 0;
-  {
-    int period = 2 * (n - 1);
-    p %= period;
-    if (p < 0)
-      p += period;
-    return p < n ? p : period - p;
-  }
+    return cv_border_replicate (p, n);
+  return cv_border_reflect_101 (p, n);
 }
 
 /* Radius of a stage. */

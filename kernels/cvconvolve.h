@@ -1,6 +1,6 @@
-/* gst-cuda-vision: 2-D convolution filters and fused filter chains, C ABI
- * shared by the CUDA kernels (kernels/convolve.cu) and the CPU fallback
- * (cpu-fallback/convolve.c).
+/* gst-cuda-vision: 2-D convolution filters and fused filter chains, the
+ * operator (cvop.h) on the CPU (cpu-fallback/convolve.c) and on the GPU
+ * (kernels/convolve*.cu).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -74,15 +74,8 @@ typedef struct
  * CV_ERROR_INVALID_ARGUMENT (ksize even or out of 1..31). */
 int cv_convolve_params_prepare (CvConvolveParams * params);
 
-/* Sum of the radii of the chain's stages (the halo it needs). */
-int cv_convolve_chain_radius (const CvConvolveParams * params);
-
-/* Apply the chain to one 8-bit plane.
- *   src, dst: planes of the same width x height (any strides); pixels of
- *     bpp bytes (1: GRAY8/Y/U/V, 2: NV12's interleaved UV, 3: RGB/BGR,
- *     4: RGBA/BGRA/RGBx/BGRx); the first `channels` bytes of each pixel are
- *     filtered independently (1 <= channels <= bpp, channels <= 3), the
- *     others (alpha, x) are copied from src unchanged.
+/* ---- the operator (cvop.h) ----
+ * The chain applied to every plane of a frame, each at its own size.
  *
  * Every stage computes, per channel, with in' the border-extended input of
  * the stage (see CvBorderMode) and r its radius:
@@ -107,33 +100,30 @@ int cv_convolve_chain_radius (const CvConvolveParams * params);
  * Every intermediate of the chain is such an 8-bit frame: the chain equals
  * applying the filters one after another, bit for bit, borders included.
  * (The custom kernel is a correlation, as OpenCV's filter2D: it is not
- * flipped.)
- * exec: threads and cancellation of the CPU version (NULL: defaults).
- * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL planes, size < 1 or
- * different, bad bpp/channels/chain), CV_ERROR_NO_MEMORY,
- * CV_ERROR_CANCELLED. */
-int cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp,
-    int channels, const CvConvolveParams * params, const CvCpuExec * exec);
-
-/* Same on the GPU: src and dst are device planes; the work is queued on
- * stream (a cudaStream_t) and not waited for. params is copied into the
- * launch (it may change as soon as the call returns). scratch points at a
- * per-stream opaque pointer (initially NULL) where device memory is kept
- * for chains too long to be fused in shared memory; free it with
- * cv_convolve_cuda_free_scratch() once the stream's work is done.
- * Results are bit-identical to cv_convolve_cpu(). */
-int cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp,
-    int channels, const CvConvolveParams * params, void **scratch,
-    void *stream);
-void cv_convolve_cuda_free_scratch (void *scratch);
-
-/* ---- the operator (cvop.h) ----
- * info:    CvConvolveInfo: the frame's n_planes planes, plane p of pixels
- *          of bpp[p] bytes whose first channels[p] bytes are filtered (as
- *          cv_convolve_cpu's bpp and channels); width, height of plane 0.
- *          The chain is applied to every plane at its own size
- *          (frame->in[p] -> frame->out[p]).
- * params:  CvConvolveParams (prepared). No results. */
+ * flipped.) The CUDA and CPU operators give the same bytes.
+ *
+ * info:    CvConvolveInfo.
+ *          width, height: plane 0 (>= 1).
+ *          n_planes: planes of the frame (1 .. CV_MAX_PLANES).
+ *          bpp[p], channels[p]: plane p has pixels of bpp[p] bytes whose
+ *          first channels[p] bytes are filtered independently, the others
+ *          (alpha, x) copied from the input unchanged: (bpp, channels) is
+ *          (1, 1) for GRAY8 and the planes of I420, (2, 2) for NV12's
+ *          interleaved UV, (3, 3) for RGB / BGR, (4, 3) for RGBA, BGRA,
+ *          RGBx, BGRx.
+ * frame:   in[p] -> out[p] for p < n_planes, of the same size: plane 0
+ *          width x height, the others that or the 4:2:0 chroma size
+ *          (ceil (width / 2) x ceil (height / 2)). The CUDA operator keeps
+ *          device scratch memory (two frames of the plane's size) for
+ *          chains whose halo does not fit in shared memory, grown when a
+ *          frame needs more.
+ * params:  CvConvolveParams, prepared (cv_convolve_params_prepare ()).
+ *          No results (results () returns NULL).
+ * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
+ *          CV_ERROR_NO_MEMORY. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT
+ *          (NULL params, a bad chain, a plane missing or not of the info's
+ *          sizes), CV_ERROR_NO_MEMORY, CV_ERROR_CANCELLED (CPU), or (CUDA)
+ *          the cudaError_t of the first failing call. */
 typedef struct
 {
   int width, height;

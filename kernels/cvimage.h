@@ -40,41 +40,14 @@ typedef struct
 #define CV_OK 0
 #define CV_ERROR_INVALID_ARGUMENT (-1)
 #define CV_ERROR_NO_MEMORY (-2)
-/* the call saw CvCpuExec.cancel set and stopped early: the output is
- * incomplete and must not be used */
+/* the call saw CvExec.cancel (cvop.h) set and stopped early: the output
+ * is incomplete and must not be used */
 #define CV_ERROR_CANCELLED (-3)
-
-/* How a CPU (cpu-fallback/) call runs.
- * n_threads: OpenMP threads for the call, 0 = OpenMP's default (all cores,
- *            or OMP_NUM_THREADS).
- * cancel:    NULL, or a flag another thread may set at any time: the call
- *            polls it between blocks of rows (and, where one row is long,
- *            within them), stops and returns CV_ERROR_CANCELLED. A NULL
- *            exec pointer means { 0, NULL }. */
-typedef struct
-{
-  int n_threads;
-  const int *cancel;
-} CvCpuExec;
-
-/* Whether exec's cancel flag is set (relaxed atomic read). */
-static inline int
-cv_cpu_cancelled (const CvCpuExec * exec)
-{
-  return exec && exec->cancel && __atomic_load_n (exec->cancel,
-      __ATOMIC_RELAXED);
-}
-
-/* The OpenMP thread count for exec (0 = the default). */
-static inline int
-cv_cpu_threads (const CvCpuExec * exec)
-{
-  return exec ? exec->n_threads : 0;
-}
 
 /* ITU-R BT.601 luma in 8-bit fixed point: Y = (77 R + 150 G + 29 B + 128) >> 8.
  * 77/256, 150/256, 29/256 are 0.299, 0.587, 0.114 rounded so that they sum to
- * exactly 256 (white stays 255). Used by every element that works on luma. */
+ * exactly 256 (white stays 255). Used by every element that works on luma
+ * (the formula itself: cv_luma (), kernels/cvcommon.h). */
 #define CV_LUMA_R 77
 #define CV_LUMA_G 150
 #define CV_LUMA_B 29

@@ -1,6 +1,6 @@
-/* gst-cuda-vision: mean-shift filtering and segmentation, C ABI shared by
- * the CUDA kernels (kernels/meanshift.cu) and the CPU fallback
- * (cpu-fallback/meanshift.c).
+/* gst-cuda-vision: mean-shift filtering and segmentation, the operator
+ * (cvop.h) on the CPU (cpu-fallback/meanshift.c) and on the GPU
+ * (kernels/meanshift.cu).
  *
  * Source: D. Comaniciu, P. Meer, "Mean shift: a robust approach toward
  * feature space analysis", IEEE PAMI 24(5), 2002 (joint spatial-range
@@ -46,7 +46,7 @@ typedef enum
  * colour range). */
 #define CV_MEANSHIFT_NO_LABEL 0xFFFFFFFFu
 
-/* Upper limits accepted by the C ABI (the element's property ranges). */
+/* Upper limits accepted by the operators (the element's property ranges). */
 #define CV_MEANSHIFT_MAX_SPATIAL_RADIUS 255
 #define CV_MEANSHIFT_MAX_ITERATIONS 100
 /* Rounds of small-segment merging in segment mode (a fixed number so that
@@ -91,7 +91,7 @@ typedef struct
 } CvMeanShiftParams;
 
 /* Results of segment mode.
- * labels:     width * height guint32, row-major with row stride width: the
+ * labels:     width * height uint32_t, row-major with row stride width: the
  *             frame pixel index (y * width + x) of the segment's first
  *             pixel in raster order (the smallest index: canonical, equal on
  *             GPU and CPU), or CV_MEANSHIFT_NO_LABEL.
@@ -103,17 +103,18 @@ typedef struct
   uint32_t n_segments;
 } CvMeanShiftSegments;
 
-/* Mean-shift filtering / segmentation of one frame.
- *   src, dst: 8-bit planes of the same size and layout; layout gives bytes
- *             per pixel and the byte offsets of R, G, B (or -1, -1, -1 and
- *             bpp 1 for GRAY8, whose one channel is then the colour). Bytes
- *             of dst that are not R, G, B (alpha, padding) are copied from
- *             src. Colour distances are Euclidean over the (R, G, B) values
- *             (GRAY8: the grey value).
+/* ---- the operator (cvop.h) ----
+ * Mean-shift filtering / segmentation of one frame, frame->in[0] ->
+ * frame->out[0], planes of the same size and layout: layout gives bytes
+ * per pixel and the byte offsets of R, G, B (or -1, -1, -1 and bpp 1 for
+ * GRAY8, whose one channel is then the colour). Bytes of the output that
+ * are not R, G, B (alpha, padding) are copied from the input. Colour
+ * distances are Euclidean over the (R, G, B) values (GRAY8: the grey
+ * value).
  *   Filter: for every pixel p of the ROI (not left out) the point
  *   (x, y, c) = (p, c(p)) moves to the kernel-weighted mean of the pixels
  *   (x', y', c') of its window, repeatedly (at most max_iterations, stop
- *   when the shift < epsilon); dst(p) = the final c rounded (half up,
+ *   when the shift < epsilon); out(p) = the final c rounded (half up,
  *   clamped to 0..255; FLAT: already integer).
  *   Segment: then 4-neighbours p, q are joined when their attractors are
  *   close: |xy*(p) - xy*(q)|^2 <= hs^2 and |c*(p) - c*(q)|^2 <= hc^2 (c*:
@@ -124,43 +125,30 @@ typedef struct
  *   double, converted to float; ties: the smaller label) and all picks are
  *   joined at once. Each pixel is painted with its segment's mean filtered
  *   colour, per channel (sum + n / 2) / n in integers.
- *   seg: segment mode only (NULL allowed in filter mode): seg->labels must
- *   hold width * height values; n_segments is set.
- * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL planes, sizes differ or
- * < 1, parameters out of range, ROI not inside the frame, segment mode
- * without seg or with >= 2^32 - 1 pixels), CV_ERROR_NO_MEMORY,
- * CV_ERROR_CANCELLED (CPU: exec's cancel flag was set; exec NULL:
- * defaults). */
-int cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvMeanShiftParams * params, CvMeanShiftSegments * seg,
-    const CvCpuExec * exec);
-
-/* Same on the GPU: src and dst are device pointers (any pitch); the work
- * is queued on stream (a cudaStream_t) and not waited for. *work is the
- * caller's per-stream workspace pointer (NULL at first; device scratch and
- * pinned host memory, grown as needed; synchronises only when it grows);
- * free it with cv_meanshift_cuda_free(). In segment mode the labels and the
- * count are copied into pinned memory of *work: read them with
- * cv_meanshift_cuda_segments() after the stream has completed, before the
- * next call with the same workspace. Returns as the CPU version, or the
- * cudaError_t of a failing call. */
-int cv_meanshift_cuda (const CvPlane * src, CvLumaLayout layout,
-    CvPlane * dst, const CvMeanShiftParams * params, void **work,
-    void *stream);
-
-/* The segment-mode results of the last cv_meanshift_cuda() call on work:
- * seg->labels points into work's pinned memory (width * height values). */
-void cv_meanshift_cuda_segments (void *work, CvMeanShiftSegments * seg);
-
-/* Frees a workspace made by cv_meanshift_cuda() (NULL allowed). */
-void cv_meanshift_cuda_free (void *work);
-
-/* ---- the operator (cvop.h) ----
- * info:    CvMeanShiftInfo: frame->in[0] -> frame->out[0], read through
- *          layout, width x height.
+ * The CPU and CUDA operators give the same bytes, labels and counts (the
+ * per-pixel math is shared, the segmentation follows the same
+ * deterministic rules).
+ *
+ * info:    CvMeanShiftInfo.
+ *          layout: bpp 1 with r, g, b = -1 (GRAY8), or bpp 3 or 4 with
+ *          the byte offsets (< bpp) of R, G, B.
+ *          width, height: the frame (>= 1).
+ * frame:   in[0] -> out[0]: width x height pixels of layout.bpp bytes,
+ *          rows of at least width * bpp bytes. Other planes are not read
+ *          or written (NULL allowed).
  * params:  CvMeanShiftParams (the ROI already clipped to the frame).
- * results: CvMeanShiftSegments in segment mode (labels in host memory of
- *          the operator: width * height values), NULL in filter mode. */
+ * results: CvMeanShiftSegments after a submit in segment mode (labels in
+ *          host memory of the operator: width * height values, pinned on
+ *          the GPU, valid until the next submit), NULL in filter mode
+ *          (and before the first successful submit, or after a failed
+ *          one).
+ * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
+ *          CV_ERROR_NO_MEMORY. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT
+ *          (NULL params, a plane missing or not of the info's sizes,
+ *          parameters out of range, ROI not inside the frame, segment mode
+ *          with >= 2^32 - 1 pixels), CV_ERROR_NO_MEMORY,
+ *          CV_ERROR_CANCELLED (CPU), or (CUDA) the cudaError_t of the
+ *          first failing call. */
 typedef struct
 {
   CvLumaLayout layout;

@@ -1,5 +1,5 @@
-/* gst-cuda-vision: non-local-means denoising, C ABI shared by the CUDA
- * kernels (kernels/nlmeans.cu) and the CPU fallback (cpu-fallback/nlmeans.c).
+/* gst-cuda-vision: non-local-means denoising, the operator (cvop.h) on the
+ * CPU (cpu-fallback/nlmeans.c) and on the GPU (kernels/nlmeans.cu).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,8 +8,6 @@
 
 #include "cvimage.h"
 #include "cvop.h"
-
-#include <math.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,7 +35,8 @@ typedef struct
   double sigma;
 } CvNlMeansParams;
 
-/* Non-local means (A. Buades, B. Coll, J.-M. Morel, "A non-local algorithm
+/* ---- the operator (cvop.h) ----
+ * Non-local means (A. Buades, B. Coll, J.-M. Morel, "A non-local algorithm
  * for image denoising", CVPR 2005), with the Gaussian-weighted patch distance
  * of the paper and the noise offset of Buades, Coll, Morel, IPOL 2011.
  *
@@ -64,95 +63,40 @@ typedef struct
  * D(q) = sum_c (f_c(q) - f_c(q + off))² per offset off = y - x, its
  * separable weighted patch sum S = (g ⊗ g) * D (row pass, then column pass,
  * terms in the order i = -r .. r), w = 2^(-max (S a - b, 0) c) with
- * a = 1/(C (sum g)²), b = 2 sigma², c = log2(e)/h² (cv_nlmeans_constants()),
- * float accumulation. They agree within 1 LSB (different exp
- * approximations, FMA contraction, summation order of the offsets).
+ * a = 1/(C (sum g)²), b = 2 sigma², c = log2(e)/h² (computed once in
+ * double, rounded to float), float accumulation. They agree within 1 LSB
+ * (different exp approximations, FMA contraction, summation order of the
+ * offsets).
  *
- * src:    8-bit plane, width x height. layout.bpp = 1 (layout.r < 0): one
- *         grey component. layout.bpp = 3 or 4 with layout.r/g/b the byte
- *         offsets of the colour components: they are denoised together;
- *         the remaining byte of a 4-byte pixel (alpha, padding) is copied.
- * dst:    same size and layout as src (may not alias src).
- * exec:   threads and cancellation of the CPU version (NULL: defaults).
- * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL planes, sizes < 1 or
- * different, bad layout, parameters out of the ranges above),
- * CV_ERROR_NO_MEMORY and CV_ERROR_CANCELLED (CPU), or (CUDA) the
- * cudaError_t of the launch. */
-int cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvNlMeansParams * params, const CvCpuExec * exec);
-
-/* Bytes of device scratch memory cv_nlmeans_cuda needs for this frame size,
- * layout and parameters (0: none; params NULL: enough for any) on the
- * current device (the split depends on its SM count and occupancy: ask on
- * the device that will run the frames). Bounded (at most 64 MiB) whatever
- * the size: it holds per-pixel partial sums when the offsets are split over
- * several blocks (frames that fill less than half the GPU, whole-frame
- * mode). */
-size_t cv_nlmeans_cuda_scratch_size (int width, int height,
-    CvLumaLayout layout, const CvNlMeansParams * params);
-
-/* Same as cv_nlmeans_cpu on the GPU: src, dst and scratch are device
- * pointers (scratch: at least cv_nlmeans_cuda_scratch_size() bytes, may be
- * NULL when that is 0); the work is queued on stream (a cudaStream_t) and
- * not waited for. */
-int cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvNlMeansParams * params, void *scratch, size_t scratch_size,
-    void *stream);
-
-/* ---- shared helpers (identical on both backends) ---- */
-
-/* TRUE when the parameters are in the ranges documented above. */
-static inline int
-cv_nlmeans_params_valid (const CvNlMeansParams * p)
-{
-  return p && isfinite (p->h) && p->h > 0 && p->patch_size >= 1
-      && p->patch_size <= CV_NLMEANS_MAX_PATCH && (p->patch_size & 1)
-      && (p->search_window == 0 || (p->search_window >= 1
-              && p->search_window <= CV_NLMEANS_MAX_SEARCH
-              && (p->search_window & 1)))
-      && isfinite (p->patch_sigma) && p->patch_sigma >= 0
-      && isfinite (p->sigma) && p->sigma >= 0;
-}
-
-/* Derived single-precision constants: g[0 .. patch_size-1] the 1-D patch
- * weights g(i - r), and a, b, c of w = 2^(-max (S a - b, 0) c) where S is
- * the g⊗g-weighted sum of the channel-summed squared differences.
- * channels: 1 or 3. Computed in double on the host, rounded once. */
-typedef struct
-{
-  float g[CV_NLMEANS_MAX_PATCH];
-  float a, b, c;
-} CvNlMeansConstants;
-
-static inline void
-cv_nlmeans_constants (const CvNlMeansParams * p, int channels,
-    CvNlMeansConstants * k)
-{
-  int r = p->patch_size / 2, i;
-  double sum = 0, c;
-
-  for (i = 0; i < CV_NLMEANS_MAX_PATCH; i++)
-    k->g[i] = 0.0f;
-  for (i = -r; i <= r; i++) {
-    double gi = p->patch_sigma > 0 ?
-        exp (-(double) (i * i) / (2.0 * p->patch_sigma * p->patch_sigma)) : 1.0;
-    k->g[i + r] = (float) gi;
-    sum += (float) gi;
-  }
-  k->a = (float) (1.0 / (channels * sum * sum));
-  k->b = (float) (2.0 * p->sigma * p->sigma);
-  c = 1.4426950408889634 / (p->h * p->h);
-  /* a tiny h: keep c finite (every weight but x's own underflows to 0) */
-  k->c = (float) (c > 1e30 ? 1e30 : c);
-}
-
-/* ---- the operator (cvop.h) ----
- * info:    CvNlMeansInfo: plane 0 is denoised (read through layout, as
- *          cv_nlmeans_cpu's src); planes 1 .. n_planes - 1 (the chroma of
- *          I420/NV12) are copied, row_bytes[p] bytes per row. The CUDA
- *          operator's scratch grows with the frame's parameters (search
- *          window, patch size).
- * params:  CvNlMeansParams. No results. */
+ * info:    CvNlMeansInfo.
+ *          layout: how plane 0 is read: bpp 1 with r, g, b = -1 (GRAY8,
+ *          the Y plane of I420 / NV12: one grey component), or bpp 3 or 4
+ *          with the byte offsets (< bpp) of R, G, B, denoised together
+ *          (C = 3); the remaining byte of a 4-byte pixel (alpha, padding)
+ *          is copied.
+ *          width, height: plane 0 (>= 1).
+ *          n_planes: planes of the frame (1 .. CV_MAX_PLANES).
+ *          row_bytes[p]: bytes per row of plane p >= 1 (>= 1); [0] is not
+ *          read.
+ * frame:   in[0] -> out[0]: width x height pixels of layout.bpp bytes,
+ *          denoised (out[0] may not alias in[0]). in[p] -> out[p] for
+ *          1 <= p < n_planes (the chroma of I420 / NV12): the first
+ *          row_bytes[p] bytes of every row copied unchanged; planes of the
+ *          same size, that of the frame or its 4:2:0 chroma size
+ *          (ceil (width / 2) x ceil (height / 2)), strides >= row_bytes[p].
+ *          The CUDA operator keeps device scratch memory (bounded, at most
+ *          64 MiB: per-pixel partial sums where the offsets are split over
+ *          several blocks, frames that fill less than half the GPU,
+ *          whole-frame mode), grown when a frame's parameters need more
+ *          (its previous frame has completed then: one operator per frame
+ *          in flight).
+ * params:  CvNlMeansParams. No results (results () returns NULL).
+ * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
+ *          CV_ERROR_NO_MEMORY. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT
+ *          (parameters out of the ranges above, a plane missing or not of
+ *          the info's sizes, CUDA: frames beyond the grid limits),
+ *          CV_ERROR_NO_MEMORY, CV_ERROR_CANCELLED (CPU), or (CUDA) the
+ *          cudaError_t of the first failing call. */
 typedef struct
 {
   CvLumaLayout layout;

@@ -1,5 +1,5 @@
-/* gst-cuda-vision: Sobel edge detection, C ABI shared by the CUDA kernel
- * (kernels/sobel.cu) and the CPU fallback (cpu-fallback/sobel.c).
+/* gst-cuda-vision: Sobel edge detection, the operator (cvop.h) on the CPU
+ * (cpu-fallback/sobel.c) and on the GPU (kernels/sobel.cu).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-/* Parameters of one Sobel pass.
+/* Parameters of one frame.
  * brightness: added to luma before filtering, in = clamp(Y + brightness, 0, 255),
  *             range -255..255.
  * threshold:  out = m > threshold ? m : 0, range 0..255 (0 keeps every
@@ -24,39 +24,41 @@ typedef struct
   int threshold;
 } CvSobelParams;
 
-/* Edge map of one frame.
- *   src:    8-bit plane read through layout (luma computed per pixel, see
- *           CV_LUMA_*); width x height pixels.
- *   dst:    GRAY8 plane, same width x height.
- * For every pixel, with in(x, y) the brightness-adjusted luma and the border
- * replicated (coordinates clamped to the frame, as OpenCV's
- * BORDER_REPLICATE):
+/* ---- the operator (cvop.h) ----
+ * The edge map of a frame. For every pixel, with in(x, y) the
+ * brightness-adjusted luma of frame->in[0] (Y read through layout: the
+ * byte itself for a luma layout, else the BT.601 luma of R, G, B, see
+ * CV_LUMA_*) and the border replicated (coordinates clamped to the frame,
+ * as OpenCV's BORDER_REPLICATE):
  *   Gx = [-1 0 1; -2 0 2; -1 0 1] * in,  Gy = [-1 -2 -1; 0 0 0; 1 2 1] * in
  *   m  = min(255, floor(sqrt(Gx^2 + Gy^2)))
- *   dst = m > threshold ? m : 0
+ *   out = m > threshold ? m : 0
  * (I. Sobel, G. Feldman, "A 3x3 isotropic gradient operator for image
  * processing", 1968.) The result is exact integer arithmetic: the CUDA and
- * CPU versions are bit-exact.
- * exec: threads and cancellation of the CPU version (NULL: defaults).
- * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL planes, sizes < 1 or
- * different between src and dst), CV_ERROR_CANCELLED (CPU), or (CUDA) the
- * cudaError_t of the launch. */
-int cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvSobelParams * params, const CvCpuExec * exec);
-
-/* Same on the GPU: src and dst are device pointers (any pitch), the work is
- * queued on stream (a cudaStream_t) and not waited for. */
-int cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvSobelParams * params, void *stream);
-
-/* ---- the operator (cvop.h) ----
- * info:    CvSobelInfo. frame->in[0]: the source plane (read through
- *          layout); frame->out[0]: the GRAY8 edge map of the same size;
- *          frame->out[1 .. n_out_planes - 1]: planes filled with 128
- *          (neutral chroma of NV12 / I420 output), out_pixel_stride[p]
- *          bytes per pixel (NV12's UV plane: 2). Other input planes are not
- *          read (NULL allowed).
- * params:  CvSobelParams. No results. */
+ * CPU operators give the same bytes.
+ *
+ * info:    CvSobelInfo.
+ *          layout: how frame->in[0] is read: bpp 1 with r, g, b = -1
+ *          (GRAY8, the Y plane of I420 / NV12), or bpp 3 or 4 with the
+ *          byte offsets (< bpp) of R, G, B.
+ *          width, height: the frame (>= 1).
+ *          n_out_planes: planes of the output (1 .. CV_MAX_PLANES).
+ *          out_pixel_stride[p]: bytes per pixel of output plane p >= 1
+ *          (1 .. 4; NV12's UV plane: 2); [0] is not read.
+ * frame:   in[0]: width x height pixels of layout.bpp bytes; the other
+ *          input planes are not read (NULL allowed).
+ *          out[0]: the GRAY8 edge map, width x height.
+ *          out[1 .. n_out_planes - 1]: planes filled with 128 (neutral
+ *          chroma of NV12 / I420 output): the first width *
+ *          out_pixel_stride[p] bytes of each of their rows, row padding
+ *          left alone; of the frame's size or of its 4:2:0 chroma size
+ *          (ceil (width / 2) x ceil (height / 2)).
+ * params:  CvSobelParams. No results (results () returns NULL).
+ * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
+ *          CV_ERROR_NO_MEMORY. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT
+ *          (NULL params, a plane missing or not of the info's sizes, CUDA:
+ *          frames taller than 524280 rows), CV_ERROR_CANCELLED (CPU), or
+ *          (CUDA) the cudaError_t of the first failing call. */
 typedef struct
 {
   CvLumaLayout layout;

@@ -3,9 +3,11 @@
  * bit-identical float scores from the same exact integer sums.
  *
  * On the GPU every double operation is an explicit round-to-nearest
- * intrinsic (no fused multiply-add contraction); the CPU library is built
- * with -ffp-contract=off. Division and square root are correctly rounded
- * (IEEE 754) on both. See cvtemplatematch.h for the definitions.
+ * intrinsic (no fused multiply-add contraction: CV_DMUL etc., cvcommon.h);
+ * the CPU library is built with -ffp-contract=off. Division and square
+ * root are correctly rounded (IEEE 754) on both. See cvtemplatematch.h for
+ * the definitions. Internal header (the CPU and CUDA implementations and
+ * the tests).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -13,31 +15,7 @@
 #define CV_TEMPLATE_MATCH_SCORE_H
 
 #include "cvtemplatematch.h"
-
-#ifdef __CUDACC__
-#define CVTM_FN static __host__ __device__ __forceinline__
-#else
-#define CVTM_FN static inline
-#endif
-
-#if defined(__CUDA_ARCH__)
-#define CVTM_MUL(a, b) __dmul_rn ((a), (b))
-#define CVTM_ADD(a, b) __dadd_rn ((a), (b))
-#define CVTM_SUB(a, b) __dsub_rn ((a), (b))
-#define CVTM_DIV(a, b) __ddiv_rn ((a), (b))
-#define CVTM_SQRT(a) __dsqrt_rn (a)
-#define CVTM_FMULF(a, b) __fmul_rn ((a), (b))
-#define CVTM_FADDF(a, b) __fadd_rn ((a), (b))
-#else
-#include <math.h>
-#define CVTM_MUL(a, b) ((a) * (b))
-#define CVTM_ADD(a, b) ((a) + (b))
-#define CVTM_SUB(a, b) ((a) - (b))
-#define CVTM_DIV(a, b) ((a) / (b))
-#define CVTM_SQRT(a) sqrt (a)
-#define CVTM_FMULF(a, b) ((a) * (b))
-#define CVTM_FADDF(a, b) ((a) + (b))
-#endif
+#include "cvcommon.h"
 
 /* FLT_EPSILON, spelled out so that the device code needs no <float.h>. */
 #define CVTM_FLT_EPSILON 1.1920928955078125e-07
@@ -54,7 +32,7 @@ typedef struct
   int flat;                     /* CCOEFF_NORMED and flat template */
 } CvTmScoreConst;
 
-CVTM_FN CvTmScoreConst
+CV_HD CvTmScoreConst
 cvtm_score_const (int method, int tw, int th, int64_t st, int64_t qt,
     int flat)
 {
@@ -63,23 +41,23 @@ cvtm_score_const (int method, int tw, int th, int64_t st, int64_t qt,
 
   k.method = method;
   k.n = n;
-  k.inv_n = CVTM_DIV (1.0, n);
+  k.inv_n = CV_DDIV (1.0, n);
   k.tsq = (double) qt;
   k.flat = method == CV_TM_CCOEFF_NORMED && flat;
   if (method == CV_TM_CCOEFF_NORMED) {
     double sd = (double) st;
-    double var = CVTM_SUB ((double) qt, CVTM_DIV (CVTM_MUL (sd, sd), n));
-    k.tmean = CVTM_DIV (sd, n);
-    k.tnorm = CVTM_SQRT (var > 0 ? var : 0.0);
+    double var = CV_DSUB ((double) qt, CV_DDIV (CV_DMUL (sd, sd), n));
+    k.tmean = CV_DDIV (sd, n);
+    k.tnorm = CV_DSQRT (var > 0 ? var : 0.0);
   } else {
     k.tmean = 0;
-    k.tnorm = CVTM_SQRT ((double) qt);
+    k.tnorm = CV_DSQRT ((double) qt);
   }
   return k;
 }
 
 /* The score R of one window from its exact sums C, S, Q. */
-CVTM_FN float
+CV_HD float
 cvtm_score (const CvTmScoreConst * k, int64_t c, int64_t s, int64_t q)
 {
   double num, d2, t, dq = (double) q;
@@ -96,31 +74,31 @@ cvtm_score (const CvTmScoreConst * k, int64_t c, int64_t s, int64_t q)
     double ds = (double) s;
     if (k->flat)
       return 1.0f;
-    num = CVTM_SUB ((double) c, CVTM_MUL (ds, k->tmean));
+    num = CV_DSUB ((double) c, CV_DMUL (ds, k->tmean));
   }
 
   if (k->method == CV_TM_CCOEFF_NORMED) {
     double ds = (double) s;
-    d2 = CVTM_SUB (dq, CVTM_MUL (CVTM_MUL (ds, ds), k->inv_n));
+    d2 = CV_DSUB (dq, CV_DMUL (CV_DMUL (ds, ds), k->inv_n));
     if (d2 < 0)
       d2 = 0;
   } else {
     d2 = dq;
   }
   {
-    double lim = CVTM_MUL (10.0 * CVTM_FLT_EPSILON, dq);
+    double lim = CV_DMUL (10.0 * CVTM_FLT_EPSILON, dq);
     if (lim > 0.5)
       lim = 0.5;
     if (d2 <= lim)
       t = 0;
     else
-      t = CVTM_MUL (CVTM_SQRT (d2), k->tnorm);
+      t = CV_DMUL (CV_DSQRT (d2), k->tnorm);
   }
   {
     double an = num < 0 ? -num : num;
     if (an < t || k->method == CV_TM_SQDIFF_NORMED)
-      num = CVTM_DIV (num, t);
-    else if (an < CVTM_MUL (t, 1.125))
+      num = CV_DDIV (num, t);
+    else if (an < CV_DMUL (t, 1.125))
       num = num > 0 ? 1.0 : -1.0;
     else
       num = 0;
@@ -129,7 +107,7 @@ cvtm_score (const CvTmScoreConst * k, int64_t c, int64_t s, int64_t q)
 }
 
 /* Score map value u in 0..1 of a score (see cv_template_match_cpu). */
-CVTM_FN float
+CV_HD float
 cvtm_map_unit (int method, double n, float r)
 {
   float u;
@@ -137,29 +115,29 @@ cvtm_map_unit (int method, double n, float r)
   if (r != r)
     return 0.0f;
   if (method == CV_TM_SQDIFF)
-    u = (float) CVTM_DIV ((double) r, CVTM_MUL (65025.0, n));
+    u = (float) CV_DDIV ((double) r, CV_DMUL (65025.0, n));
   else if (method == CV_TM_CCOEFF_NORMED)
-    u = CVTM_FMULF (CVTM_FADDF (r, 1.0f), 0.5f);
+    u = CV_FMUL (CV_FADD (r, 1.0f), 0.5f);
   else
     u = r;
   return u < 0.0f ? 0.0f : (u > 1.0f ? 1.0f : u);
 }
 
-CVTM_FN uint8_t
+CV_HD uint8_t
 cvtm_map8 (float u)
 {
-  return (uint8_t) CVTM_FADDF (CVTM_FMULF (u, 255.0f), 0.5f);
+  return (uint8_t) CV_FADD (CV_FMUL (u, 255.0f), 0.5f);
 }
 
-CVTM_FN uint16_t
+CV_HD uint16_t
 cvtm_map16 (float u)
 {
-  return (uint16_t) CVTM_FADDF (CVTM_FMULF (u, 65535.0f), 0.5f);
+  return (uint16_t) CV_FADD (CV_FMUL (u, 65535.0f), 0.5f);
 }
 
 /* Is a better than b? Keys (higher is better) with raster-order ties;
  * idx < 0 means "no candidate". */
-CVTM_FN int
+CV_HD int
 cvtm_better (float ka, int64_t ia, float kb, int64_t ib)
 {
   if (ia < 0)
@@ -170,14 +148,14 @@ cvtm_better (float ka, int64_t ia, float kb, int64_t ib)
 }
 
 /* Key of a score: higher is better. */
-CVTM_FN float
+CV_HD float
 cvtm_key (int method, float r)
 {
   return (method == CV_TM_SQDIFF || method == CV_TM_SQDIFF_NORMED) ? -r : r;
 }
 
 /* Does the score pass the threshold (see CvTemplateMatchParams)? */
-CVTM_FN int
+CV_HD int
 cvtm_passes (int method, double threshold, float r)
 {
   if (method == CV_TM_SQDIFF || method == CV_TM_SQDIFF_NORMED)
@@ -186,7 +164,7 @@ cvtm_passes (int method, double threshold, float r)
 }
 
 /* Is (x, y) suppressed by one of the n matches (rectangles overlap)? */
-CVTM_FN int
+CV_HD int
 cvtm_suppressed (const CvTemplateMatch * m, int n, int x, int y, int tw,
     int th)
 {

@@ -1,6 +1,6 @@
 /* gst-cuda-vision: template matching (SSD and normalized correlations),
- * C ABI shared by the CUDA kernels (kernels/templatematch.cu) and the CPU
- * fallback (cpu-fallback/templatematch.c).
+ * the operator (cvop.h) on the CPU (cpu-fallback/templatematch.c) and on
+ * the GPU (kernels/templatematch.cu).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -63,7 +63,7 @@ typedef enum
 
 /* A template: a GRAY8 image (the template's luma), 1x1 up to the frame's
  * size, with its statistics (fill them with cv_template_stats ()).
- * plane.data is host memory for the CPU version and for the CUDA version
+ * plane.data is host memory for the CPU operator and for the CUDA one
  * (which uploads it to its workspace when id changes; id 0 = upload
  * every frame). The memory must stay valid until the frame's work on the
  * stream is done. */
@@ -85,7 +85,8 @@ typedef struct
  *              CCOEFF_NORMED (higher is better) only R >= threshold (-1
  *              or less: no limit).
  * score_map:   0: none; 8: write the score map as GRAY8, 16: as
- *              GRAY16 (native-endian uint16), see cv_template_match_cpu. */
+ *              GRAY16 (native-endian uint16), see the operator (whose
+ *              info decides it). */
 typedef struct
 {
   int method;
@@ -114,20 +115,22 @@ typedef struct
  * Returns CV_OK or CV_ERROR_INVALID_ARGUMENT. */
 int cv_template_stats (CvTemplate * t);
 
-/* Match the template in one frame.
- *   src:    8-bit plane read through layout (luma: the plane itself, or
+/* ---- the operator (cvop.h) ----
+ * Matches a template in the frame's luma.
+ *   The luma: frame->in[0] read through layout (the plane itself, or
  *           BT.601 luma Y = (77 R + 150 G + 29 B + 128) >> 8, see
  *           CV_LUMA_*), W x H pixels.
- *   templ:  GRAY8 template tw x th with 1 <= tw <= W, 1 <= th <= H.
- *   score_map: NULL, or a W x H plane (GRAY8, or GRAY16 when
- *           params->score_map == 16, 2 bytes per pixel) that receives the
- *           score of the window with top-left (x, y) at (x, y) for
- *           x <= W - tw, y <= H - th, mapped to u in 0..1:
+ *   The template: GRAY8, tw x th with 1 <= tw <= W, 1 <= th <= H.
+ *   Score map (info score_map 8 or 16): frame->out[0], a W x H plane
+ *           (GRAY8, or GRAY16 of 2 bytes per pixel, native-endian, for
+ *           16) that receives the score of the window with top-left
+ *           (x, y) at (x, y) for x <= W - tw, y <= H - th, mapped to u in
+ *           0..1:
  *             SQDIFF: u = R / (65025 N); SQDIFF_NORMED, CCORR_NORMED:
  *             u = clamp (R, 0, 1); CCOEFF_NORMED: u = (R + 1) / 2;
  *           NaN -> 0; value = (int) (u * 255 + 0.5) (or 65535), and 0
  *           where the template does not fit.
- *   result: the matches, best first. Search: the best valid window
+ *   Results: the matches, best first. Search: the best valid window
  *           (highest R, or lowest for the SQDIFF methods; ties: the first
  *           in raster order, as cv::minMaxLoc), then repeatedly the best
  *           window not suppressed by the matches found so far.
@@ -137,79 +140,56 @@ int cv_template_stats (CvTemplate * t);
  *           overlap. The search stops at max_matches, when no window is
  *           left, or when the best remaining score is worse than
  *           threshold.
- *   workspace: NULL, or the address of the caller's workspace pointer
- *           (NULL at first; the CPU version keeps its FFT plans and the
- *           template's spectrum there, see below; free it with
- *           cv_template_match_cpu_free ()). One workspace must not be used
- *           by two calls at the same time. With workspace NULL nothing is
- *           kept between calls.
  * Complexity: the correlation C, exact integers, either directly,
  * O(W H tw th) multiply-adds (on the GPU with __dp4a or 8-bit tensor cores,
- * see docs/cudatemplatematch.md), or (CPU version, built with FFTW3) by
+ * see docs/cudatemplatematch.md), or (CPU operator, built with FFTW3) by
  * double-precision real FFTs over overlapping tiles, O(W H log (tile
  * area)), each value rounded to the nearest integer, which is the exact
  * sum because the FFT's error bound, checked for the tile size, is below
  * 0.5 (see cpu-fallback/templatematch-fft.c; the direct path is used
- * where it is not). The CPU version chooses by a cost model measured on
+ * where it is not). The CPU operator chooses by a cost model measured on
  * x86-64 (docs/cudatemplatematch.md); the environment variable
- * CUDAVISION_TM_PATH=direct or =fft, read when the workspace is created
- * (every call without a workspace), forces one (fft: where FFTW is built
- * in and the bound holds). Window sums by sliding column sums (CPU) or
- * integral images (GPU), O(W H). Scores are the same on every path.
- * Memory (CPU version): the luma (for RGB frames) and the float scores
- * live in the workspace and are reused from frame to frame. Score images
- * above 64 Mi windows (256 MB of floats) are computed in bands of rows:
- * the correlation then runs once per match searched (max_matches times)
- * instead of once, with the same results.
- * exec: threads and cancellation of the CPU version (NULL: defaults).
- * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL pointers, template empty
- * or larger than the frame, bad method or max_matches),
- * CV_ERROR_NO_MEMORY or CV_ERROR_CANCELLED (result->count is then 0). */
-int cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
-    const CvTemplate * templ, const CvTemplateMatchParams * params,
-    CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
-    const CvCpuExec * exec);
-
-/* Free a workspace of cv_template_match_cpu () (NULL is fine). */
-void cv_template_match_cpu_free (void *workspace);
-
-/* The correlation used by the last cv_template_match_cpu () call with this
- * workspace (for tests and benchmarks). */
-typedef enum
-{
-  CV_TM_CPU_PATH_NONE = 0,      /* no call yet */
-  CV_TM_CPU_PATH_DIRECT = 1,
-  CV_TM_CPU_PATH_FFT = 2,
-} CvTemplateMatchCpuPath;
-
-int cv_template_match_cpu_path (const void *workspace);
-
-/* Same on the GPU: src and score_map are device planes, templ->plane.data
- * is host memory (uploaded to the workspace when templ->id changes),
- * result is page-locked host memory written by an asynchronous copy at
- * the end of the work queued on stream: read it only after the stream's
- * work completed. *workspace holds the device buffers (NULL at first;
- * allocated and grown as needed; free it with
- * cv_template_match_cuda_free ()). Nothing is waited for. */
-int cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
-    const CvTemplate * templ, const CvTemplateMatchParams * params,
-    CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
-    void *stream);
-
-/* Free a workspace of cv_template_match_cuda () (NULL is fine). The
- * stream that used it must be idle. */
-void cv_template_match_cuda_free (void *workspace);
-
-/* ---- the operator (cvop.h) ----
- * info:    CvTemplateMatchInfo: frame->in[0] read through layout; with
- *          score_map 8 or 16, frame->out[0] is the W x H score map (as
- *          cv_template_match_cpu's score_map).
+ * CUDAVISION_TM_PATH=direct or =fft, read at the operator's first frame,
+ * forces one (fft: where FFTW is built in and the bound holds); on the GPU
+ * CUDAVISION_TM_PATH=direct or =gemm forces its kernel. Window sums by
+ * sliding column sums (CPU) or integral images (GPU), O(W H). Scores are
+ * the same on every path.
+ * Memory: the operators keep their workspaces from frame to frame (CPU:
+ * FFT plans and the template's spectrum, the luma of RGB frames, the float
+ * scores; GPU: device buffers, the template uploaded when its id changes)
+ * and grow them as needed. On the CPU, score images above 64 Mi windows
+ * (256 MB of floats) are computed in bands of rows: the correlation then
+ * runs once per match searched (max_matches times) instead of once, with
+ * the same results.
+ *
+ * info:    CvTemplateMatchInfo.
+ *          layout: how frame->in[0] is read: bpp 1 with r, g, b = -1
+ *          (GRAY8, the Y plane of I420 / NV12), or bpp 3 or 4 with the
+ *          byte offsets (< bpp) of R, G, B.
+ *          width, height: the frame W x H (>= 1).
+ *          score_map: 0 (none), 8 or 16: frame->out[0] is the score map.
+ *          It decides the score map of every frame:
+ *          CvTemplateMatchParams.score_map is not read.
+ * frame:   in[0]: W x H pixels of layout.bpp bytes; with a score map,
+ *          out[0]: W x H pixels of score_map / 8 bytes. Other planes are
+ *          not read or written (NULL allowed).
  * params:  CvTemplateMatchFrameParams: the matching parameters and the
- *          template, which must stay valid (and unchanged) until the
- *          frame's work is complete. templ NULL: nothing is matched, the
- *          results hold 0 matches and the score map (if any) is all 0.
- * results: CvTemplateMatchResult (the operator's memory: pinned host
- *          memory on the GPU). */
+ *          template (cv_template_stats () filled), which must stay valid
+ *          (and unchanged) until the frame's work is complete (CUDA: its
+ *          pixels are host memory, uploaded on the stream). templ NULL:
+ *          nothing is matched, the results hold 0 matches and the score
+ *          map (if any) is all 0.
+ * results: CvTemplateMatchResult, the operator's memory (pinned host
+ *          memory on the GPU, written by an asynchronous copy at the end of
+ *          the frame's work): 0 matches after a failed submit.
+ * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
+ *          CV_ERROR_NO_MEMORY, or (CUDA) the cudaError_t of the pinned
+ *          allocation. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL
+ *          params, a plane missing or not of the info's sizes, a template
+ *          empty or larger than the frame, a bad method or max_matches,
+ *          CUDA: frames beyond the grid limits), CV_ERROR_NO_MEMORY,
+ *          CV_ERROR_CANCELLED (CPU), or (CUDA) the cudaError_t of the
+ *          first failing call. */
 typedef struct
 {
   CvLumaLayout layout;

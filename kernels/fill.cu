@@ -1,7 +1,8 @@
-/* gst-cuda-vision: constant fill of a plane on the GPU.
+/* gst-cuda-vision: constant fill and copy of a plane on the GPU (the
+ * chroma planes of the operators' frames).
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "cvfill.h"
+#include "cuda-internal.h"
 
 #include <cuda_runtime.h>
 

@@ -17,14 +17,16 @@
  * atomics, best neighbour by a 64-bit atomicMin on (distance, label),
  * union, compression), a round being skipped on the device once a previous
  * one joined nothing; then painting and the label map / segment count are
- * copied into pinned host memory.
+ * copied into pinned host memory. The operator (cv_meanshift_cuda_ops, at
+ * the end) owns the workspace.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <cuda_runtime.h>
 
-#include "cvmeanshift.h"
+#include "cuda-internal.h"
 #include "meanshift_core.h"
+#include "cvop-internal.h"
 
 #define BLOCK 16
 #define TILE_MARGIN 8
@@ -47,9 +49,6 @@ typedef struct
   uint32_t *h_labels;           /* pinned */
   uint32_t *h_nseg;             /* pinned */
 } Work;
-
-#define CK(call) do { cudaError_t e_ = (call); \
-    if (e_ != cudaSuccess) return (int) e_; } while (0)
 
 /* ---- pack, filter, write ------------------------------------------------ */
 
@@ -409,17 +408,17 @@ grow (Work * w, size_t n, size_t frame, int segment_mode)
     cudaFree (w->filt);
     w->img = w->filt = NULL;
     w->cap_roi = 0;
-    CK (cudaMalloc ((void **) &w->img, n * sizeof (uint32_t)));
-    CK (cudaMalloc ((void **) &w->filt, n * sizeof (uint32_t)));
+    CV_CUDA_TRY (cudaMalloc ((void **) &w->img, n * sizeof (uint32_t)));
+    CV_CUDA_TRY (cudaMalloc ((void **) &w->filt, n * sizeof (uint32_t)));
     w->cap_roi = n;
   }
   if (!segment_mode)
     return CV_OK;
   if (!w->active) {
-    CK (cudaMalloc ((void **) &w->active,
+    CV_CUDA_TRY (cudaMalloc ((void **) &w->active,
             (CV_MEANSHIFT_MERGE_ROUNDS + 1) * sizeof (int)));
-    CK (cudaMalloc ((void **) &w->nseg, sizeof (uint32_t)));
-    CK (cudaHostAlloc ((void **) &w->h_nseg, sizeof (uint32_t),
+    CV_CUDA_TRY (cudaMalloc ((void **) &w->nseg, sizeof (uint32_t)));
+    CV_CUDA_TRY (cudaHostAlloc ((void **) &w->h_nseg, sizeof (uint32_t),
             cudaHostAllocPortable));
     *w->h_nseg = 0;
   }
@@ -433,11 +432,13 @@ grow (Work * w, size_t n, size_t frame, int segment_mode)
     w->L = w->cnt = NULL;
     w->sum = w->best = NULL;
     w->cap_seg = 0;
-    CK (cudaMalloc ((void **) &w->pos, n * sizeof (CvMsPos)));
-    CK (cudaMalloc ((void **) &w->L, n * sizeof (uint32_t)));
-    CK (cudaMalloc ((void **) &w->cnt, n * sizeof (uint32_t)));
-    CK (cudaMalloc ((void **) &w->sum, 3 * n * sizeof (unsigned long long)));
-    CK (cudaMalloc ((void **) &w->best, n * sizeof (unsigned long long)));
+    CV_CUDA_TRY (cudaMalloc ((void **) &w->pos, n * sizeof (CvMsPos)));
+    CV_CUDA_TRY (cudaMalloc ((void **) &w->L, n * sizeof (uint32_t)));
+    CV_CUDA_TRY (cudaMalloc ((void **) &w->cnt, n * sizeof (uint32_t)));
+    CV_CUDA_TRY (cudaMalloc ((void **) &w->sum,
+            3 * n * sizeof (unsigned long long)));
+    CV_CUDA_TRY (cudaMalloc ((void **) &w->best,
+            n * sizeof (unsigned long long)));
     w->cap_seg = n;
   }
   if (frame > w->cap_frame) {
@@ -445,9 +446,10 @@ grow (Work * w, size_t n, size_t frame, int segment_mode)
     cudaFreeHost (w->h_labels);
     w->labframe = w->h_labels = NULL;
     w->cap_frame = 0;
-    CK (cudaMalloc ((void **) &w->labframe, frame * sizeof (uint32_t)));
-    CK (cudaHostAlloc ((void **) &w->h_labels, frame * sizeof (uint32_t),
-            cudaHostAllocPortable));
+    CV_CUDA_TRY (cudaMalloc ((void **) &w->labframe,
+            frame * sizeof (uint32_t)));
+    CV_CUDA_TRY (cudaHostAlloc ((void **) &w->h_labels,
+            frame * sizeof (uint32_t), cudaHostAllocPortable));
     w->cap_frame = frame;
   }
   return CV_OK;
@@ -458,7 +460,7 @@ launch_filter (const Work * w, const CvMsCore * k, int segment_mode,
     cudaStream_t st)
 {
   dim3 block (BLOCK, BLOCK);
-  dim3 grid ((k->rw + BLOCK - 1) / BLOCK, (k->rh + BLOCK - 1) / BLOCK);
+  dim3 grid (cv_div_up (k->rw, BLOCK), cv_div_up (k->rh, BLOCK));
   int halo = k->hs + TILE_MARGIN;
   size_t T = BLOCK + 2 * (size_t) halo;
   size_t smem = T * T * sizeof (uint32_t);
@@ -497,17 +499,17 @@ launch_segment (Work * w, const CvMsCore * k, const CvMeanShiftParams * p,
   const size_t frame = (size_t) dst->width * dst->height;
   const uint32_t minsize = (uint32_t) p->min_segment_size;
   dim3 block2 (32, 8);
-  dim3 grid2 ((k->rw + 31) / 32, (k->rh + 7) / 8);
+  dim3 grid2 (cv_div_up (k->rw, 32), cv_div_up (k->rh, 8));
   unsigned int gs = blocks_1d ((n + STATS_RUN - 1) / STATS_RUN);
   int round;
 
-  CK (cudaMemsetAsync (w->active, 0,
+  CV_CUDA_TRY (cudaMemsetAsync (w->active, 0,
           (CV_MEANSHIFT_MERGE_ROUNDS + 1) * sizeof (int), st));
-  CK (cudaMemsetAsync (w->nseg, 0, sizeof (uint32_t), st));
+  CV_CUDA_TRY (cudaMemsetAsync (w->nseg, 0, sizeof (uint32_t), st));
   k_init_labels <<<blocks_1d (n), THREADS, 0, st>>> (w->L, n);
   k_join <<<grid2, block2, 0, st>>> (w->filt, w->pos, *k, w->L);
   k_compress <<<blocks_1d (n), THREADS, 0, st>>> (w->L, n, w->active, 0);
-  CK (cudaGetLastError ());
+  CV_CUDA_TRY (cudaGetLastError ());
 
   for (round = 0; minsize > 1 && round < CV_MEANSHIFT_MERGE_ROUNDS; round++) {
     k_clear_stats <<<blocks_1d (n), THREADS, 0, st>>> (w->cnt, w->sum,
@@ -521,7 +523,7 @@ launch_segment (Work * w, const CvMsCore * k, const CvMeanShiftParams * p,
     /* compress only when this round joined something */
     k_compress <<<blocks_1d (n), THREADS, 0, st>>> (w->L, n, w->active,
         round + 1);
-    CK (cudaGetLastError ());
+    CV_CUDA_TRY (cudaGetLastError ());
   }
 
   /* final statistics (always), paint, labels, count */
@@ -529,14 +531,15 @@ launch_segment (Work * w, const CvMsCore * k, const CvMeanShiftParams * p,
       n, w->active, 0);
   k_stats <<<gs, THREADS, 0, st>>> (w->filt, w->L, n, w->cnt, w->sum,
       w->active, 0);
-  CK (cudaMemsetAsync (w->labframe, 0xFF, frame * sizeof (uint32_t), st));
+  CV_CUDA_TRY (cudaMemsetAsync (w->labframe, 0xFF,
+          frame * sizeof (uint32_t), st));
   k_paint <<<blocks_1d (n), THREADS, 0, st>>> (w->filt, w->L, w->cnt, w->sum,
       p->roi_x, p->roi_y, k->rw, k->rh, dst->width, l, dst->data, dst->stride,
       w->labframe, w->nseg);
-  CK (cudaGetLastError ());
-  CK (cudaMemcpyAsync (w->h_labels, w->labframe, frame * sizeof (uint32_t),
-          cudaMemcpyDeviceToHost, st));
-  CK (cudaMemcpyAsync (w->h_nseg, w->nseg, sizeof (uint32_t),
+  CV_CUDA_TRY (cudaGetLastError ());
+  CV_CUDA_TRY (cudaMemcpyAsync (w->h_labels, w->labframe,
+          frame * sizeof (uint32_t), cudaMemcpyDeviceToHost, st));
+  CV_CUDA_TRY (cudaMemcpyAsync (w->h_nseg, w->nseg, sizeof (uint32_t),
           cudaMemcpyDeviceToHost, st));
   return CV_OK;
 }
@@ -571,16 +574,17 @@ cv_meanshift_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     return ret;
 
   /* outside the ROI and non-colour bytes: the input */
-  CK (cudaMemcpy2DAsync (dst->data, dst->stride, src->data, src->stride,
-          (size_t) src->width * layout.bpp, src->height,
+  CV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, src->data,
+          src->stride, (size_t) src->width * layout.bpp, src->height,
           cudaMemcpyDeviceToDevice, st));
   if (n == 0) {
     if (segment_mode) {
-      CK (cudaMemsetAsync (w->labframe, 0xFF, frame * sizeof (uint32_t), st));
-      CK (cudaMemsetAsync (w->nseg, 0, sizeof (uint32_t), st));
-      CK (cudaMemcpyAsync (w->h_labels, w->labframe,
+      CV_CUDA_TRY (cudaMemsetAsync (w->labframe, 0xFF,
+              frame * sizeof (uint32_t), st));
+      CV_CUDA_TRY (cudaMemsetAsync (w->nseg, 0, sizeof (uint32_t), st));
+      CV_CUDA_TRY (cudaMemcpyAsync (w->h_labels, w->labframe,
               frame * sizeof (uint32_t), cudaMemcpyDeviceToHost, st));
-      CK (cudaMemcpyAsync (w->h_nseg, w->nseg, sizeof (uint32_t),
+      CV_CUDA_TRY (cudaMemcpyAsync (w->h_nseg, w->nseg, sizeof (uint32_t),
               cudaMemcpyDeviceToHost, st));
     }
     return CV_OK;
@@ -589,7 +593,7 @@ cv_meanshift_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   cv_ms_core_init (&k, p);
   {
     dim3 block (32, 8);
-    dim3 grid ((p->roi_width + 31) / 32, (p->roi_height + 7) / 8);
+    dim3 grid (cv_div_up (p->roi_width, 32), cv_div_up (p->roi_height, 8));
     uchar3 cmin = make_uchar3 (p->color_min[0], p->color_min[1],
         p->color_min[2]);
     uchar3 cmax = make_uchar3 (p->color_max[0], p->color_max[1],
@@ -597,7 +601,7 @@ cv_meanshift_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
 
     k_pack <<<grid, block, 0, st>>> (src->data, src->stride, layout,
         p->roi_x, p->roi_y, p->roi_width, p->roi_height, cmin, cmax, w->img);
-    CK (cudaGetLastError ());
+    CV_CUDA_TRY (cudaGetLastError ());
     ret = launch_filter (w, &k, segment_mode, st);
     if (ret != CV_OK)
       return ret;
@@ -640,3 +644,81 @@ cv_meanshift_cuda_free (void *work)
   cudaFreeHost (w->h_nseg);
   free (w);
 }
+
+/* ---- the operator (cvmeanshift.h) ---- */
+
+typedef struct
+{
+  CvMeanShiftInfo info;
+  void *work;                   /* cv_meanshift_cuda's workspace */
+  CvMeanShiftSegments seg;
+  int segmented;                /* the last submit succeeded in segment
+                                 * mode */
+} MeanShiftOp;
+
+static int
+meanshift_create (const void *info, void **op)
+{
+  MeanShiftOp *o;
+
+  if (!op)
+    return CV_ERROR_INVALID_ARGUMENT;
+  *op = NULL;
+  if (!cv_meanshift_info_valid ((const CvMeanShiftInfo *) info))
+    return CV_ERROR_INVALID_ARGUMENT;
+  o = (MeanShiftOp *) calloc (1, sizeof (MeanShiftOp));
+  if (!o)
+    return CV_ERROR_NO_MEMORY;
+  o->info = *(const CvMeanShiftInfo *) info;
+  *op = o;
+  return CV_OK;
+}
+
+static int
+meanshift_submit (void *op, const CvFrame * frame, const void *params,
+    const CvExec * exec)
+{
+  MeanShiftOp *o = (MeanShiftOp *) op;
+  const CvMeanShiftParams *p = (const CvMeanShiftParams *) params;
+  CvFrame f;
+  int status;
+
+  if (!o)
+    return CV_ERROR_INVALID_ARGUMENT;
+  o->segmented = 0;
+  if (!p || !cv_meanshift_frame_valid (&o->info, frame))
+    return CV_ERROR_INVALID_ARGUMENT;
+  f = *frame;
+  status = cv_meanshift_cuda (&f.in[0], o->info.layout, &f.out[0], p,
+      &o->work, cv_exec_stream (exec));
+  o->segmented = status == CV_OK && p->mode == CV_MEANSHIFT_SEGMENT;
+  return status;
+}
+
+static const void *
+meanshift_results (void *op)
+{
+  MeanShiftOp *o = (MeanShiftOp *) op;
+
+  if (!o || !o->segmented)
+    return NULL;
+  /* the pinned labels and count, complete once the frame's work is */
+  cv_meanshift_cuda_segments (o->work, &o->seg);
+  return &o->seg;
+}
+
+static void
+meanshift_destroy (void *op)
+{
+  MeanShiftOp *o = (MeanShiftOp *) op;
+
+  if (!o)
+    return;
+  cv_meanshift_cuda_free (o->work);
+  free (o);
+}
+
+extern "C" const CvOps cv_meanshift_cuda_ops = {
+  "meanshift-cuda", meanshift_create, meanshift_submit, meanshift_results,
+  meanshift_destroy
+};

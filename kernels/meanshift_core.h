@@ -4,10 +4,11 @@
  * public C ABI is cvmeanshift.h.
  *
  * Floating-point operations that could be contracted into fused
- * multiply-adds are written with CV_FMUL / CV_FADD (on the device the
- * round-to-nearest intrinsics, which nvcc never fuses; the CPU library is
- * built with -ffp-contract=off), and divisions / square roots are IEEE
- * correctly rounded on both sides, so GPU and CPU compute the same bits.
+ * multiply-adds are written with CV_FMUL / CV_FADD (cvcommon.h: on the
+ * device the round-to-nearest intrinsics, which nvcc never fuses; the CPU
+ * library is built with -ffp-contract=off), and divisions / square roots
+ * are IEEE correctly rounded on both sides, so GPU and CPU compute the
+ * same bits.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -20,28 +21,7 @@
 #include <stddef.h>
 
 #include "cvmeanshift.h"
-
-#ifdef __CUDACC__
-#define CV_MS_FN static __host__ __device__ __forceinline__
-#else
-#define CV_MS_FN static inline
-#endif
-
-#if defined(__CUDA_ARCH__)
-#define CV_FMUL(a, b) __fmul_rn ((a), (b))
-#define CV_FADD(a, b) __fadd_rn ((a), (b))
-#define CV_FDIV(a, b) __fdiv_rn ((a), (b))
-#define CV_FSQRT(a) __fsqrt_rn (a)
-#define CV_DMUL(a, b) __dmul_rn ((a), (b))
-#define CV_DADD(a, b) __dadd_rn ((a), (b))
-#else
-#define CV_FMUL(a, b) ((a) * (b))
-#define CV_FADD(a, b) ((a) + (b))
-#define CV_FDIV(a, b) ((a) / (b))
-#define CV_FSQRT(a) sqrtf (a)
-#define CV_DMUL(a, b) ((a) * (b))
-#define CV_DADD(a, b) ((a) + (b))
-#endif
+#include "cvcommon.h"
 
 /* A pixel of the packed ROI image: R | G << 8 | B << 16 | in << 24, where
  * in = 1 when the pixel takes part (inside the colour range). GRAY8: the
@@ -96,7 +76,7 @@ typedef struct
   CvMsView img;
 } CvMsSrc;
 
-CV_MS_FN void
+CV_HD void
 cv_ms_core_init (CvMsCore * k, const CvMeanShiftParams * p)
 {
   double hc2 = p->color_radius * p->color_radius;
@@ -119,7 +99,7 @@ cv_ms_core_init (CvMsCore * k, const CvMeanShiftParams * p)
   k->rh = p->roi_height;
 }
 
-CV_MS_FN CvMsView
+CV_HD CvMsView
 cv_ms_pick (const CvMsSrc * s, int minx, int maxx, int miny, int maxy)
 {
   if (s->has_tile && minx >= s->tx0 && maxx <= s->tx1 && miny >= s->ty0
@@ -131,7 +111,7 @@ cv_ms_pick (const CvMsSrc * s, int minx, int maxx, int miny, int maxy)
 /* FLAT (OpenCV pyrMeanShiftFiltering, maxLevel 0) for the pixel at (x, y)
  * of colour v. Returns the packed final colour (in = 1), *pos the final
  * (integer) position. */
-CV_MS_FN uint32_t
+CV_HD uint32_t
 cv_ms_flat (const CvMsSrc * s, const CvMsCore * k, int x, int y, uint32_t v,
     CvMsPos * pos)
 {
@@ -197,7 +177,7 @@ cv_ms_flat (const CvMsSrc * s, const CvMsCore * k, int x, int y, uint32_t v,
   return CV_MS_PACK (c0, c1, c2, 1);
 }
 
-CV_MS_FN int
+CV_HD int
 cv_ms_round8 (float c)
 {
   float r = floorf (CV_FADD (c, 0.5f));
@@ -206,7 +186,7 @@ cv_ms_round8 (float c)
 
 /* UNIFORM / TRIANGULAR / EPANECHNIKOV for the pixel at (x, y) of colour v
  * (kernel: a compile-time constant on the GPU). */
-CV_MS_FN uint32_t
+CV_HD uint32_t
 cv_ms_profile (const CvMsSrc * s, const CvMsCore * k, int kernel, int x,
     int y, uint32_t v, CvMsPos * pos)
 {
@@ -290,7 +270,7 @@ cv_ms_profile (const CvMsSrc * s, const CvMsCore * k, int kernel, int x,
 
 /* Segment mode: are 4-neighbours with attractors (pa, ca) and (pb, cb)
  * joined? |pa - pb|^2 <= hs^2 and |ca - cb|^2 <= hc^2 (filtered colours). */
-CV_MS_FN int
+CV_HD int
 cv_ms_joined (const CvMsCore * k, CvMsPos pa, uint32_t ca, CvMsPos pb,
     uint32_t cb)
 {
@@ -308,7 +288,7 @@ cv_ms_joined (const CvMsCore * k, CvMsPos pa, uint32_t ca, CvMsPos pb,
  * of the mean colours (double, then float bits, order-preserving for
  * non-negative floats) above, the label of b below: the smallest key is the
  * most similar neighbour, ties to the smaller label. */
-CV_MS_FN unsigned long long
+CV_HD unsigned long long
 cv_ms_merge_key (uint32_t na, const unsigned long long *sa, uint32_t nb,
     const unsigned long long *sb, uint32_t label_b)
 {
@@ -339,7 +319,7 @@ cv_ms_merge_key (uint32_t na, const unsigned long long *sa, uint32_t nb,
 }
 
 /* painted colour of a segment: per channel (sum + n / 2) / n */
-CV_MS_FN uint32_t
+CV_HD uint32_t
 cv_ms_mean_color (uint32_t n, const unsigned long long *s)
 {
   unsigned long long h = n / 2;

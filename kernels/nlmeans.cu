@@ -28,13 +28,17 @@
  * sums go to device scratch (bounded, see cv_nlmeans_cuda_scratch_size)
  * and a second kernel adds them in a fixed order and writes the output.
  * Whole-frame mode is the same code with the search window = the frame, so
- * its memory is the same as for any window.
+ * its memory is the same as for any window. The operator
+ * (cv_nlmeans_cuda_ops, at the end) owns that scratch.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "cvnlmeans.h"
+#include "cuda-internal.h"
+#include "nlmeans_common.h"
+#include "cvop-internal.h"
 
 #include <cuda_runtime.h>
+#include <stdlib.h>
 
 namespace {
 
@@ -53,13 +57,13 @@ struct Shape
 };
 
 /* output columns and rows of a block */
-__host__ __device__ constexpr int
+CV_HD constexpr int
 tile_w (int r, int cols)
 {
   return 32 * cols - 2 * r;
 }
 
-__host__ __device__ constexpr int
+CV_HD constexpr int
 tile_h (int rows)
 {
   return kWarps * rows;
@@ -67,7 +71,7 @@ tile_h (int rows)
 
 /* offsets per group and axis: the shifted region fs of a group must fit in
  * static shared memory beside fc (48 KiB) */
-__host__ __device__ constexpr int
+CV_HD constexpr int
 group_n (int cols)
 {
   return cols == 1 ? 32 : 16;
@@ -91,16 +95,6 @@ struct KParams
   float g[CV_NLMEANS_MAX_PATCH];
   float a, b, c;
 };
-
-__device__ __forceinline__ int
-mirror (int k, int n)
-{
-  const int p = 2 * n;
-  k %= p;
-  if (k < 0)
-    k += p;
-  return k < n ? k : p - 1 - k;
-}
 
 /* 2^x, flushing results below 2^-126 to 0 (one MUFU.EX2 instead of
  * exp2f's denormal fix-ups): a weight that small is lost in the sums
@@ -204,12 +198,12 @@ nlmeans_kernel (const KParams p)
   /* the tile's patches, symmetric padding. Per-warp row loops (no flat
    * e -> (e / W, e % W) split: see the fs loop below) */
   for (int rr = wi; rr < NR; rr += kWarps) {
-    const uint8_t *const srow = src + (size_t) mirror (ty0 - R + rr, h) *
-        sstride;
+    const uint8_t *const srow = src +
+        (size_t) cv_border_symmetric (ty0 - R + rr, h) * sstride;
 #pragma unroll
     for (int cc = lane; cc < W; cc += 32)
-      fc[rr * W + cc] = PX::load (srow + (size_t) mirror (x0 - R + cc, w) *
-          bpp, lr, lg, lb);
+      fc[rr * W + cc] = PX::load (srow +
+          (size_t) cv_border_symmetric (x0 - R + cc, w) * bpp, lr, lg, lb);
   }
 
   float acc_w[K][COLS], acc_f[K][COLS][C];
@@ -254,13 +248,14 @@ nlmeans_kernel (const KParams p)
           const int rh = min (NR + nly - 1, NR + G - 1);
           const int ox = x0 - R + dxa, oy = ty0 - R + dya;
           for (int rr = wi; rr < rh; rr += kWarps) {
-            const uint8_t *const srow = src + (size_t) mirror (oy + rr, h) *
-                sstride;
+            const uint8_t *const srow = src +
+                (size_t) cv_border_symmetric (oy + rr, h) * sstride;
             PixT *const drow = fs + rr * FP;
 #pragma unroll 1
             for (int cc = lane; cc < cw; cc += 32)
-              drow[cc] = PX::load (srow + (size_t) mirror (ox + cc, w) * bpp,
-                  lr, lg, lb);
+              drow[cc] = PX::load (srow +
+                  (size_t) cv_border_symmetric (ox + cc, w) * bpp, lr, lg,
+                  lb);
           }
         }
         __syncthreads ();
@@ -508,7 +503,7 @@ choose_z (int w, int h, int channels, int r, long long noffsets)
 {
   const Shape sh = shape_for (channels != 1);
   const int tw = tile_w (r, sh.cols), th = tile_h (sh.rows);
-  const size_t tiles = (size_t) ((w + tw - 1) / tw) * ((h + th - 1) / th);
+  const size_t tiles = (size_t) cv_div_up (w, tw) * cv_div_up (h, th);
   const size_t per_z = (size_t) (1 + channels) * w * h * sizeof (float);
   const size_t wave = (size_t) wave_blocks (channels != 1, r);
   size_t z;
@@ -565,8 +560,8 @@ template < bool COLOR, int COLS, int K >
 void
 launch_shape (int r, const KParams & kp, cudaStream_t s)
 {
-  const dim3 grid ((kp.w + tile_w (r, COLS) - 1) / tile_w (r, COLS),
-      (kp.h + tile_h (K) - 1) / tile_h (K), kp.z);
+  const dim3 grid (cv_div_up (kp.w, tile_w (r, COLS)), cv_div_up (kp.h,
+          tile_h (K)), kp.z);
 
   kernel_for < COLOR, COLS, K > (r) <<<grid, kThreads, 0, s>>> (kp);
   if (kp.part) {
@@ -660,7 +655,7 @@ cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   const int ch = color ? 3 : 1;
   const int r = params->patch_size / 2;
   const Shape sh = shape_for (color);
-  if ((h + tile_h (sh.rows) - 1) / tile_h (sh.rows) > 65535)
+  if (cv_div_up (h, tile_h (sh.rows)) > 65535)
     return CV_ERROR_INVALID_ARGUMENT;
 
   const long long noff = window_offsets (w, h, params);
@@ -677,3 +672,100 @@ cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     launch_shape < false, kGreyShape.cols, kGreyShape.rows > (r, kp, s);
   return (int) cudaGetLastError ();
 }
+
+/* ---- the operator (cvnlmeans.h) ---- */
+
+namespace {
+
+struct NlMeansOp
+{
+  CvNlMeansInfo info;
+  void *scratch;                /* device memory, scratch_size bytes */
+  size_t scratch_size;
+};
+
+int
+nlmeans_create (const void *info, void **op)
+{
+  NlMeansOp *o;
+
+  if (!op)
+    return CV_ERROR_INVALID_ARGUMENT;
+  *op = NULL;
+  if (!cv_nlmeans_info_valid ((const CvNlMeansInfo *) info))
+    return CV_ERROR_INVALID_ARGUMENT;
+  o = (NlMeansOp *) calloc (1, sizeof (NlMeansOp));
+  if (!o)
+    return CV_ERROR_NO_MEMORY;
+  o->info = *(const CvNlMeansInfo *) info;
+  *op = o;
+  return CV_OK;
+}
+
+int
+nlmeans_submit (void *op, const CvFrame * frame, const void *params,
+    const CvExec * exec)
+{
+  NlMeansOp *o = (NlMeansOp *) op;
+  const CvNlMeansParams *p = (const CvNlMeansParams *) params;
+  void *stream = cv_exec_stream (exec);
+  size_t need;
+  CvFrame f;
+  int status;
+
+  if (!o || !cv_nlmeans_params_valid (p)
+      || !cv_nlmeans_frame_valid (&o->info, frame))
+    return CV_ERROR_INVALID_ARGUMENT;
+  need = cv_nlmeans_cuda_scratch_size (o->info.width, o->info.height,
+      o->info.layout, p);
+  if (need > o->scratch_size) {
+    /* this operator's previous frame has completed (the caller has one
+     * operator per frame in flight): its scratch is free */
+    cudaError_t e;
+
+    if (o->scratch)
+      cudaFree (o->scratch);
+    o->scratch = NULL;
+    o->scratch_size = 0;
+    e = cudaMalloc (&o->scratch, need);
+    if (e != cudaSuccess) {
+      o->scratch = NULL;
+      return (int) e;
+    }
+    o->scratch_size = need;
+  }
+  f = *frame;
+  status = cv_nlmeans_cuda (&f.in[0], o->info.layout, &f.out[0], p,
+      o->scratch, o->scratch_size, stream);
+  /* the chroma of I420 / NV12 unchanged */
+  for (int i = 1; status == CV_OK && i < o->info.n_planes; i++)
+    status = cv_copy_plane_cuda (&f.in[i], &f.out[i], o->info.row_bytes[i],
+        stream);
+  return status;
+}
+
+const void *
+nlmeans_results (void *op)
+{
+  (void) op;
+  return NULL;
+}
+
+void
+nlmeans_destroy (void *op)
+{
+  NlMeansOp *o = (NlMeansOp *) op;
+
+  if (!o)
+    return;
+  if (o->scratch)
+    cudaFree (o->scratch);
+  free (o);
+}
+
+}                               /* namespace */
+
+extern "C" const CvOps cv_nlmeans_cuda_ops = {
+  "nlmeans-cuda", nlmeans_create, nlmeans_submit, nlmeans_results,
+  nlmeans_destroy
+};

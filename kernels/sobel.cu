@@ -6,12 +6,15 @@
  * replicated) is read once into shared memory, then each thread produces 4
  * horizontally adjacent outputs.
  * Integer arithmetic throughout: bit-exact with cpu-fallback/sobel.c.
+ * The operator (cv_sobel_cuda_ops) at the end.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "cvsobel.h"
+#include "cuda-internal.h"
+#include "cvop-internal.h"
 
 #include <cuda_runtime.h>
+#include <stdlib.h>
 
 namespace {
 
@@ -22,12 +25,6 @@ constexpr int kTileW = kThreadsX * kPixelsPerThread;    /* 128 */
 constexpr int kTileH = kThreadsY;                       /* 8 */
 constexpr int kHaloW = kTileW + 2;
 constexpr int kHaloH = kTileH + 2;
-
-__device__ __forceinline__ int
-clampi (int v, int lo, int hi)
-{
-  return v < lo ? lo : (v > hi ? hi : v);
-}
 
 template < int BPP, bool RGB >
 __global__ void __launch_bounds__ (kThreadsX * kThreadsY)
@@ -42,18 +39,17 @@ sobel_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro, int go,
 
   /* Cooperative load of the haloed tile, one row of the tile per warp pass. */
   for (int ty = threadIdx.y; ty < kHaloH; ty += kThreadsY) {
-    const int gy = clampi (y0 + ty, 0, h - 1);
+    const int gy = cv_border_replicate (y0 + ty, h);
     const uint8_t *row = src + (size_t) gy * sstride;
     for (int tx = threadIdx.x; tx < kHaloW; tx += kThreadsX) {
-      const int gx = clampi (x0 + tx, 0, w - 1);
+      const int gx = cv_border_replicate (x0 + tx, w);
       const uint8_t *p = row + (size_t) gx * BPP;
       int l;
       if (RGB)
-        l = (CV_LUMA_R * __ldg (p + ro) + CV_LUMA_G * __ldg (p + go) +
-            CV_LUMA_B * __ldg (p + bo) + 128) >> 8;
+        l = cv_luma (__ldg (p + ro), __ldg (p + go), __ldg (p + bo));
       else
         l = __ldg (p);
-      tile[ty][tx] = (uint8_t) clampi (l + brightness, 0, 255);
+      tile[ty][tx] = (uint8_t) cv_clamp (l + brightness, 0, 255);
     }
   }
   __syncthreads ();
@@ -116,9 +112,8 @@ luma_of (uint32_t px, int ro, int go, int bo)
 {
   if (BPP == 1)
     return (int) (px & 255);
-  return (CV_LUMA_R * (int) ((px >> (8 * ro)) & 255) +
-      CV_LUMA_G * (int) ((px >> (8 * go)) & 255) +
-      CV_LUMA_B * (int) ((px >> (8 * bo)) & 255) + 128) >> 8;
+  return cv_luma ((int) ((px >> (8 * ro)) & 255),
+      (int) ((px >> (8 * go)) & 255), (int) ((px >> (8 * bo)) & 255));
 }
 
 template < int BPP >
@@ -161,7 +156,8 @@ load_row6 (const uint8_t * __restrict__ row, int x0, int w, int ro, int go,
   }
 #pragma unroll
   for (int i = 0; i < 6; i++)
-    l[i] = clampi (luma_of < BPP > (px[i], ro, go, bo) + brightness, 0, 255);
+    l[i] = cv_clamp (luma_of < BPP > (px[i], ro, go, bo) + brightness, 0,
+        255);
 }
 
 template < int BPP >
@@ -218,9 +214,8 @@ launch_vec (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
     const CvSobelParams * p, cudaStream_t stream)
 {
   dim3 block (kThreadsX, kVecThreadsY);
-  dim3 grid ((src->width + kThreadsX * 4 - 1) / (kThreadsX * 4),
-      (src->height + kVecThreadsY * kStripRows - 1) /
-      (kVecThreadsY * kStripRows));
+  dim3 grid (cv_div_up (src->width, kThreadsX * 4),
+      cv_div_up (src->height, kVecThreadsY * kStripRows));
   sobel_vec_kernel < BPP > <<<grid, block, 0, stream>>> (src->data,
       src->stride, l.r, l.g, l.b, dst->data, dst->stride, src->width,
       src->height, p->brightness, p->threshold);
@@ -232,8 +227,8 @@ launch (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
     const CvSobelParams * p, cudaStream_t stream)
 {
   dim3 block (kThreadsX, kThreadsY);
-  dim3 grid ((src->width + kTileW - 1) / kTileW,
-      (src->height + kTileH - 1) / kTileH);
+  dim3 grid (cv_div_up (src->width, kTileW), cv_div_up (src->height,
+          kTileH));
   sobel_kernel < BPP, RGB > <<<grid, block, 0, stream>>> (src->data,
       src->stride, l.r, l.g, l.b, dst->data, dst->stride, src->width,
       src->height, p->brightness, p->threshold);
@@ -269,3 +264,70 @@ cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     return CV_ERROR_INVALID_ARGUMENT;
   return (int) cudaGetLastError ();
 }
+
+/* ---- the operator (cvsobel.h) ---- */
+
+namespace {
+
+struct SobelOp
+{
+  CvSobelInfo info;
+};
+
+int
+sobel_create (const void *info, void **op)
+{
+  SobelOp *o;
+
+  if (!op)
+    return CV_ERROR_INVALID_ARGUMENT;
+  *op = NULL;
+  if (!cv_sobel_info_valid ((const CvSobelInfo *) info))
+    return CV_ERROR_INVALID_ARGUMENT;
+  o = (SobelOp *) calloc (1, sizeof (SobelOp));
+  if (!o)
+    return CV_ERROR_NO_MEMORY;
+  o->info = *(const CvSobelInfo *) info;
+  *op = o;
+  return CV_OK;
+}
+
+int
+sobel_submit (void *op, const CvFrame * frame, const void *params,
+    const CvExec * exec)
+{
+  SobelOp *o = (SobelOp *) op;
+  void *stream = cv_exec_stream (exec);
+  CvFrame f;
+  int status;
+
+  if (!o || !params || !cv_sobel_frame_valid (&o->info, frame))
+    return CV_ERROR_INVALID_ARGUMENT;
+  f = *frame;
+  status = cv_sobel_cuda (&f.in[0], o->info.layout, &f.out[0],
+      (const CvSobelParams *) params, stream);
+  /* neutral chroma of NV12 / I420 output */
+  for (int p = 1; status == CV_OK && p < o->info.n_out_planes; p++)
+    status = cv_fill_plane_cuda (&f.out[p], o->info.out_pixel_stride[p], 128,
+        stream);
+  return status;
+}
+
+const void *
+sobel_results (void *op)
+{
+  (void) op;
+  return NULL;
+}
+
+void
+sobel_destroy (void *op)
+{
+  free (op);
+}
+
+}                               /* namespace */
+
+extern "C" const CvOps cv_sobel_cuda_ops = {
+  "sobel-cuda", sobel_create, sobel_submit, sobel_results, sobel_destroy
+};

@@ -27,10 +27,13 @@
  *     (count + matches) is copied back, to the caller's pinned memory.
  *  5. (optional) the score map as GRAY8/GRAY16 of the frame's size.
  * No FFT (float results would break the exact sums).
+ * The operator (cv_template_match_cuda_ops, at the end) owns the
+ * workspace and the pinned result.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "cvtemplatematch.h"
+#include "cuda-internal.h"
+#include "cvop-internal.h"
 #include "cvtemplatematch-score.h"
 
 #include <cuda_runtime.h>
@@ -78,8 +81,7 @@ luma_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro, int go,
   if (x >= w || y >= h)
     return;
   const uint8_t *p = src + (size_t) y * sstride + (size_t) x * BPP;
-  dst[(size_t) y * dstride + x] = (uint8_t) ((CV_LUMA_R * p[ro] +
-          CV_LUMA_G * p[go] + CV_LUMA_B * p[bo] + 128) >> 8);
+  dst[(size_t) y * dstride + x] = (uint8_t) cv_luma (p[ro], p[go], p[bo]);
 }
 
 /* ---- 2. integral images ------------------------------------------------ */
@@ -828,9 +830,6 @@ cv_template_match_cuda_free (void *workspace)
   delete ws;
 }
 
-#define TRY(call) do { cudaError_t e_ = (call); \
-    if (e_ != cudaSuccess) return (int) e_; } while (0)
-
 extern "C" int
 cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, const CvTemplateMatchParams * p,
@@ -854,7 +853,7 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
     return CV_ERROR_INVALID_ARGUMENT;
   const int rw = w - tw + 1, rh = h - th + 1;
   /* grid limits: y blocks of the 2D kernels */
-  if ((rh + kCorrTY - 1) / kCorrTY > 65535 || (h + 7) / 8 > 65535)
+  if (cv_div_up (rh, kCorrTY) > 65535 || cv_div_up (h, 8) > 65535)
     return CV_ERROR_INVALID_ARGUMENT;
 
   cudaStream_t st = (cudaStream_t) stream;
@@ -878,18 +877,19 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
       cudaFree (ws->luma);
       ws->luma = NULL;
       ws->luma_w = ws->luma_h = 0;
-      TRY (cudaMallocPitch ((void **) &ws->luma, &ws->luma_pitch, w, h));
+      CV_CUDA_TRY (cudaMallocPitch ((void **) &ws->luma, &ws->luma_pitch, w,
+              h));
       ws->luma_w = w;
       ws->luma_h = h;
     }
-    dim3 b (32, 8), g ((w + 31) / 32, (h + 7) / 8);
+    dim3 b (32, 8), g (cv_div_up (w, 32), cv_div_up (h, 8));
     if (layout.bpp == 3)
       luma_kernel < 3 > <<<g, b, 0, st>>> (src->data, src->stride, layout.r,
           layout.g, layout.b, ws->luma, ws->luma_pitch, w, h);
     else
       luma_kernel < 4 > <<<g, b, 0, st>>> (src->data, src->stride, layout.r,
           layout.g, layout.b, ws->luma, ws->luma_pitch, w, h);
-    TRY (cudaGetLastError ());
+    CV_CUDA_TRY (cudaGetLastError ());
     lum = ws->luma;
     ls = ws->luma_pitch;
   }
@@ -898,32 +898,35 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
   if (templ->id == 0 || templ->id != ws->tmpl_id || tw != ws->tmpl_w
       || th != ws->tmpl_h) {
     ws->tmpl_id = 0;
-    TRY (ensure (&ws->tmpl, &ws->tmpl_cap, (size_t) tw * th));
-    TRY (cudaMemcpy2DAsync (ws->tmpl, tw, templ->plane.data,
+    CV_CUDA_TRY (ensure (&ws->tmpl, &ws->tmpl_cap, (size_t) tw * th));
+    CV_CUDA_TRY (cudaMemcpy2DAsync (ws->tmpl, tw, templ->plane.data,
             templ->plane.stride, tw, th, cudaMemcpyHostToDevice, st));
     ws->tmpl_id = templ->id;
     ws->tmpl_w = tw;
     ws->tmpl_h = th;
   }
 
-  TRY (ensure (&ws->map, &ws->map_cap, (size_t) rw * rh));
+  CV_CUDA_TRY (ensure (&ws->map, &ws->map_cap, (size_t) rw * rh));
   if (!ws->pkey)
-    TRY (cudaMalloc ((void **) &ws->pkey, kRedBlocks * sizeof (float)));
+    CV_CUDA_TRY (cudaMalloc ((void **) &ws->pkey,
+            kRedBlocks * sizeof (float)));
   if (!ws->pidx)
-    TRY (cudaMalloc ((void **) &ws->pidx, kRedBlocks * sizeof (long long)));
+    CV_CUDA_TRY (cudaMalloc ((void **) &ws->pidx,
+            kRedBlocks * sizeof (long long)));
   if (!ws->res)
-    TRY (cudaMalloc ((void **) &ws->res, sizeof (CvTemplateMatchResult)));
+    CV_CUDA_TRY (cudaMalloc ((void **) &ws->res,
+            sizeof (CvTemplateMatchResult)));
 
   const CvTmScoreConst k = cvtm_score_const (p->method, tw, th, templ->sum,
       templ->sumsq, templ->flat);
   dim3 cb (kCorrTX, kCorrThreadsY);
-  dim3 cg ((rw + kCorrTX - 1) / kCorrTX, (rh + kCorrTY - 1) / kCorrTY);
+  dim3 cg (cv_div_up (rw, kCorrTX), cv_div_up (rh, kCorrTY));
 
   /* correlation path (see the top of this file and
    * docs/cudatemplatematch.md) */
   if (ws->gemm_ok < 0) {
     cudaFuncAttributes fa;
-    TRY (cudaFuncGetAttributes (&fa, corr_mma_kernel < false >));
+    CV_CUDA_TRY (cudaFuncGetAttributes (&fa, corr_mma_kernel < false >));
     ws->gemm_ok = fa.binaryVersion >= 80;
   }
   int path;
@@ -943,18 +946,18 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
         tw, th, NULL, NULL, ws->map, rw, rh, k);
   } else {
     const size_t n = ((size_t) w + 1) * ((size_t) h + 1);
-    TRY (ensure (&ws->isum, &ws->isum_cap, n));
-    TRY (ensure (&ws->isq, &ws->isq_cap, n));
-    TRY (cudaMemsetAsync (ws->isum, 0, ((size_t) w + 1) * sizeof (long long),
-            st));
-    TRY (cudaMemsetAsync (ws->isq, 0, ((size_t) w + 1) * sizeof (long long),
-            st));
+    CV_CUDA_TRY (ensure (&ws->isum, &ws->isum_cap, n));
+    CV_CUDA_TRY (ensure (&ws->isq, &ws->isq_cap, n));
+    CV_CUDA_TRY (cudaMemsetAsync (ws->isum, 0,
+            ((size_t) w + 1) * sizeof (long long), st));
+    CV_CUDA_TRY (cudaMemsetAsync (ws->isq, 0,
+            ((size_t) w + 1) * sizeof (long long), st));
     integral_rows <<<h, 256, 0, st>>> (lum, ls, w, h, ws->isum, ws->isq);
-    integral_cols <<<(w + 1 + 31) / 32, dim3 (32, 32), 0, st>>> (ws->isum,
+    integral_cols <<<cv_div_up (w + 1, 32), dim3 (32, 32), 0, st>>> (ws->isum,
         ws->isq, w, h);
     const long long npix = (long long) tw * th;
     if (path == kPathGemm) {
-      dim3 g ((rw + kGemmBX - 1) / kGemmBX, (rh + kGemmBY - 1) / kGemmBY);
+      dim3 g (cv_div_up (rw, kGemmBX), cv_div_up (rh, kGemmBY));
       if (npix > kGemmMaxExact)
         corr_mma_kernel < true > <<<g, 32 * kGemmWarps, 0, st>>> (lum, ls, w,
             h, ws->tmpl, tw, th, ws->isum, ws->isq, ws->map, rw, rh, k);
@@ -963,7 +966,7 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
             w, h, ws->tmpl, tw, th, ws->isum, ws->isq, ws->map, rw, rh, k);
     } else {
       dim3 b (kDirTX, kDirTY);
-      dim3 g ((rw + kDirBX - 1) / kDirBX, (rh + kDirBY - 1) / kDirBY);
+      dim3 g (cv_div_up (rw, kDirBX), cv_div_up (rh, kDirBY));
       if (npix > kDirMaxExact)
         corr_dp4a_kernel < true > <<<g, b, 0, st>>> (lum, ls, w, h, ws->tmpl,
             tw, th, ws->isum, ws->isq, ws->map, rw, rh, k);
@@ -972,10 +975,10 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
             ws->tmpl, tw, th, ws->isum, ws->isq, ws->map, rw, rh, k);
     }
   }
-  TRY (cudaGetLastError ());
+  CV_CUDA_TRY (cudaGetLastError ());
 
   /* best matches */
-  TRY (cudaMemsetAsync (ws->res, 0, 2 * sizeof (int32_t), st));
+  CV_CUDA_TRY (cudaMemsetAsync (ws->res, 0, 2 * sizeof (int32_t), st));
   const int nb = rh < kRedBlocks ? rh : kRedBlocks;
   for (int m = 0; m < p->max_matches; m++) {
     reduce_partial <<<nb, kRedThreads, 0, st>>> (ws->map, rw, rh, p->method,
@@ -983,16 +986,115 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
     reduce_final <<<1, kRedThreads, 0, st>>> (ws->pkey, ws->pidx, nb,
         ws->map, rw, p->method, p->threshold, ws->res, m);
   }
-  TRY (cudaGetLastError ());
+  CV_CUDA_TRY (cudaGetLastError ());
 
   if (score_map) {
-    dim3 b (32, 8), g ((w + 31) / 32, (h + 7) / 8);
+    dim3 b (32, 8), g (cv_div_up (w, 32), cv_div_up (h, 8));
     score_map_kernel <<<g, b, 0, st>>> (ws->map, rw, rh, w, h, p->method,
         k.n, score_map->data, score_map->stride, p->score_map);
-    TRY (cudaGetLastError ());
+    CV_CUDA_TRY (cudaGetLastError ());
   }
 
-  TRY (cudaMemcpyAsync (result, ws->res, sizeof (CvTemplateMatchResult),
-          cudaMemcpyDeviceToHost, st));
+  CV_CUDA_TRY (cudaMemcpyAsync (result, ws->res,
+          sizeof (CvTemplateMatchResult), cudaMemcpyDeviceToHost, st));
   return CV_OK;
 }
+
+/* ---- the operator (cvtemplatematch.h) ---- */
+
+namespace {
+
+struct TemplateMatchOp
+{
+  CvTemplateMatchInfo info;
+  void *ws;                     /* cv_template_match_cuda's workspace */
+  CvTemplateMatchResult *result;        /* pinned */
+};
+
+void
+template_match_destroy (void *op)
+{
+  TemplateMatchOp *o = (TemplateMatchOp *) op;
+
+  if (!o)
+    return;
+  cv_template_match_cuda_free (o->ws);
+  if (o->result)
+    cudaFreeHost (o->result);
+  free (o);
+}
+
+int
+template_match_create (const void *info, void **op)
+{
+  TemplateMatchOp *o;
+  cudaError_t e;
+
+  if (!op)
+    return CV_ERROR_INVALID_ARGUMENT;
+  *op = NULL;
+  if (!cv_template_match_info_valid ((const CvTemplateMatchInfo *) info))
+    return CV_ERROR_INVALID_ARGUMENT;
+  o = (TemplateMatchOp *) calloc (1, sizeof (TemplateMatchOp));
+  if (!o)
+    return CV_ERROR_NO_MEMORY;
+  o->info = *(const CvTemplateMatchInfo *) info;
+  /* the results: written by an asynchronous copy at the end of a frame */
+  e = cudaHostAlloc ((void **) &o->result, sizeof (CvTemplateMatchResult),
+      cudaHostAllocPortable);
+  if (e != cudaSuccess) {
+    o->result = NULL;
+    template_match_destroy (o);
+    return (int) e;
+  }
+  memset (o->result, 0, sizeof (CvTemplateMatchResult));
+  *op = o;
+  return CV_OK;
+}
+
+int
+template_match_submit (void *op, const CvFrame * frame, const void *params,
+    const CvExec * exec)
+{
+  TemplateMatchOp *o = (TemplateMatchOp *) op;
+  const CvTemplateMatchFrameParams *fp =
+      (const CvTemplateMatchFrameParams *) params;
+  void *stream = cv_exec_stream (exec);
+  CvTemplateMatchParams p;
+  CvFrame f;
+  CvPlane *map;
+
+  if (!o)
+    return CV_ERROR_INVALID_ARGUMENT;
+  /* this operator's previous frame has completed (one operator per frame
+   * in flight): nothing writes the result now */
+  o->result->count = 0;
+  if (!fp || !cv_template_match_frame_valid (&o->info, frame))
+    return CV_ERROR_INVALID_ARGUMENT;
+  f = *frame;
+  map = o->info.score_map ? &f.out[0] : NULL;
+  if (!fp->templ) {
+    /* no template: no matches, an empty score map */
+    return map ? cv_fill_plane_cuda (map, o->info.score_map / 8, 0, stream) :
+        CV_OK;
+  }
+  p = fp->match;
+  p.score_map = o->info.score_map;
+  return cv_template_match_cuda (&f.in[0], o->info.layout, fp->templ, &p,
+      map, o->result, &o->ws, stream);
+}
+
+const void *
+template_match_results (void *op)
+{
+  TemplateMatchOp *o = (TemplateMatchOp *) op;
+
+  return o ? o->result : NULL;
+}
+
+}                               /* namespace */
+
+extern "C" const CvOps cv_template_match_cuda_ops = {
+  "template-match-cuda", template_match_create, template_match_submit,
+  template_match_results, template_match_destroy
+};

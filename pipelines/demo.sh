@@ -14,6 +14,11 @@
 #   --backend B           auto (default), cuda (error without a GPU) or cpu
 #   --threshold T         cudasobel threshold, 0..255 (default 0)
 #   --brightness B        cudasobel brightness offset, -255..255 (default 0)
+#   --snapshot PNG        also write one edge frame (what is encoded) as a
+#                         PNG: the middle frame of what is processed (frame
+#                         N/2, counted from 0 and rounded down, of --frames N
+#                         or of the whole input)
+#   --snapshot-frame K    take frame K (0 = first) for --snapshot instead
 #   --build-dir DIR       meson build folder (default: build/ in the repository);
 #                         configured with `meson setup` when it is not yet
 #   --meson-option OPT    extra `meson setup` option for a new build folder,
@@ -28,11 +33,13 @@
 # (3) run pipelines/edges.py (uridecodebin ! cudasobel ! videoconvert !
 # jpegenc ! mux ! filesink) with the build's plugin and print the frames
 # processed, the fps (decode + edges + encode, wall clock) and the backend
-# used (cudasobel's active-backend).
+# used (cudasobel's active-backend). The last line is the summary
+#   demo.sh: N frames, X fps, backend cpu|cuda, output PATH
 #
 # Examples:
 #   pipelines/demo.sh
 #   pipelines/demo.sh --frames 100 --threshold 60 --output out/t60.avi
+#   pipelines/demo.sh --frames 50 --snapshot out/edges.png
 #   pipelines/demo.sh --no-install --backend cpu ~/Videos/clip.mp4
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -41,8 +48,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON=/usr/bin/python3
 VTEST=/usr/share/doc/opencv-doc/examples/data/vtest.avi
-say() { printf 'demo: %s\n' "$*"; }
-die() { printf 'demo: error: %s\n' "$*" >&2; exit 1; }
+say() { printf 'demo.sh: %s\n' "$*"; }
+die() { printf 'demo.sh: error: %s\n' "$*" >&2; exit 1; }
 usage() { sed -n '/^# Usage:/,/^# SPDX/{/^# SPDX/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; }
 need_arg() { [ $# -ge 2 ] || die "$1 needs a value (see --help)"; }
 
@@ -59,7 +66,7 @@ while [ $# -gt 0 ]; do
     --build-dir) need_arg "$@"; BUILD_DIR="$2"; shift ;;
     --meson-option) need_arg "$@"; MESON_OPTS+=("$2"); shift ;;
     -o|--output) need_arg "$@"; OUTPUT="$2"; shift ;;
-    -n|--frames|--backend|--threshold|--brightness|--codec)
+    -n|--frames|--backend|--threshold|--brightness|--codec|--snapshot|--snapshot-frame)
       need_arg "$@"; RUN_ARGS+=("$1" "$2"); shift ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$INPUT" ] || die "only one INPUT, got '$INPUT' and '$1'"
@@ -106,11 +113,9 @@ fi
 [ -x "$PYTHON" ] || die "$PYTHON is missing (package python3)"
 "$PYTHON" -c 'import gi; gi.require_version("Gst", "1.0"); from gi.repository import Gst' 2>/dev/null ||
   die "$PYTHON cannot import GStreamer (packages python3-gi gir1.2-gstreamer-1.0)"
-export GST_PLUGIN_PATH="$PLUGIN_DIR${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 
-say "running decode -> cudasobel -> encode"
-"$PYTHON" "$ROOT/pipelines/edges.py" --output "$OUTPUT" \
-  ${RUN_ARGS[@]+"${RUN_ARGS[@]}"} "$INPUT" ||
+say "running decode -> cudasobel -> encode into $OUTPUT (play it with: gst-play-1.0 $OUTPUT)"
+"$PYTHON" "$ROOT/pipelines/edges.py" --name demo.sh --build-dir "$BUILD_DIR" \
+  --output "$OUTPUT" ${RUN_ARGS[@]+"${RUN_ARGS[@]}"} "$INPUT" ||
   die "the pipeline failed (see the message above)"
 [ -s "$OUTPUT" ] || die "the output file $OUTPUT is missing or empty"
-say "wrote $OUTPUT ($(stat -c %s "$OUTPUT") bytes); play it with: gst-play-1.0 $OUTPUT"

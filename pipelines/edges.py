@@ -17,12 +17,21 @@ the output's extension: .mkv (matroskamux, default), .avi (avimux, MJPEG
 only) or .mp4 (mp4mux, MJPEG only). Non-video streams of the input (audio...)
 are decoded into a fakesink. --frames N: a probe on the decoded video pad
 passes N frames, then sends EOS downstream and drops the rest (identity
-eos-after=N is not used: on Debian 12, with avdec_msmpeg4 it lets an extra
-frame with a wrong timestamp through). Frames are counted by buffer probes on
+eos-after=N is not used: on Debian 12, behind avdec_msmpeg4, its N-th frame
+comes out with a wrong timestamp). Frames are counted by buffer probes on
 cudasobel's sink pad (frames in) and src pad (frames out); a difference is
-an error (a dropped frame). A GStreamer error on the bus stops the run
-with exit status 1 and the error message. The element must be findable by
-GStreamer (GST_PLUGIN_PATH=<build>/plugin, or installed); demo.sh does that.
+an error (a dropped frame). --snapshot PNG writes one edge map (cudasobel's
+output: GRAY8, or the Y plane of its I420/NV12, the values the encoder
+gets) as a grey PNG with pngenc: frame N/2 (counted from 0, rounded down)
+of --frames N, or of the whole input (its duration x frame rate);
+--snapshot-frame K takes frame K. A GStreamer error on the bus stops the run
+with exit status 1 and the error message.
+
+The plugin: --build-dir DIR (DIR/plugin), else GST_PLUGIN_PATH when set,
+else the repository's build/, else the installed plugin. The last line on
+stdout is the summary shared by the scripts of pipelines/:
+  edges.py: N frames, X fps, backend cpu|cuda, output PATH
+(--name changes the first word; demo.sh passes its own name).
 
 Run it with /usr/bin/python3 (Debian's python3-gi / python3-gst-1.0).
 """
@@ -32,7 +41,9 @@ import os
 import sys
 import time
 
-import gi
+sys.dont_write_bytecode = True  # no __pycache__ in pipelines/
+import cvpipe  # noqa: E402 (pipelines/cvpipe.py, next to this file)
+import gi  # noqa: E402
 
 gi.require_version("Gst", "1.0")
 from gi.repository import GLib, Gst  # noqa: E402
@@ -63,8 +74,8 @@ def make(factory, name=None, **props):
     if elem is None:
         hint = ""
         if factory == "cudasobel":
-            hint = (" (is GST_PLUGIN_PATH set to the build's plugin/ "
-                    "folder? run pipelines/demo.sh, which sets it)")
+            hint = (" (build the plugin: run pipelines/demo.sh, or "
+                    "ninja -C build; or give --build-dir)")
         elif factory.startswith("av"):
             hint = " (install gstreamer1.0-libav)"
         raise RuntimeError(f"GStreamer element '{factory}' not found{hint}")
@@ -95,7 +106,7 @@ class EdgesRun:
         self.src = make("uridecodebin", "src", uri=to_uri(args.input))
         self.head = make("videoconvert", "convert-in")
         chain = [self.head]
-        self.decoded = 0
+        self.limit = None
         self.sobel = make("cudasobel", "sobel", threshold=args.threshold,
                           brightness=args.brightness)
         Gst.util_set_object_arg(self.sobel, "backend", args.backend)
@@ -118,6 +129,12 @@ class EdgesRun:
             Gst.PadProbeType.BUFFER, self.on_buffer_in)
         self.sobel.get_static_pad("src").add_probe(
             Gst.PadProbeType.BUFFER, self.on_buffer_out)
+        self.snapshot = None
+        if args.snapshot:
+            self.snapshot = cvpipe.Snapshot(
+                args.snapshot, self.pipeline, args.snapshot_frame,
+                args.frames, luma=True).attach(
+                    self.sobel.get_static_pad("src"))
 
         bus = self.pipeline.get_bus()
         bus.add_signal_watch()
@@ -134,22 +151,13 @@ class EdgesRun:
                 self.error = f"cannot link the decoded video ({ret})"
                 GLib.idle_add(self.loop.quit)
             elif self.args.frames > 0:
-                pad.add_probe(Gst.PadProbeType.BUFFER, self.limit_frames)
+                self.limit = cvpipe.FrameLimit(self.args.frames)
+                self.limit.attach_pad(pad)
             return
         sink = make("fakesink", None, sync=False, async_=False)
         self.pipeline.add(sink)
         sink.sync_state_with_parent()
         pad.link(sink.get_static_pad("sink"))
-
-    def limit_frames(self, _pad, _info):
-        """Pass --frames N decoded frames, then EOS; drop the others."""
-        self.decoded += 1
-        if self.decoded <= self.args.frames:
-            return Gst.PadProbeReturn.OK
-        if self.decoded == self.args.frames + 1:
-            # the peer is another pad: its stream lock is free here
-            self.head.get_static_pad("sink").send_event(Gst.Event.new_eos())
-        return Gst.PadProbeReturn.DROP
 
     def on_buffer_in(self, _pad, _info):
         self.frames_in += 1
@@ -231,6 +239,18 @@ def main():
                    help="JPEG quality 0..100 for mjpeg (default: 80)")
     p.add_argument("--bitrate", type=int, default=4000000,
                    help="bit/s for vp8 (default: %(default)s)")
+    p.add_argument("--snapshot", metavar="PNG",
+                   help="also write one edge frame as a PNG: frame N/2 of "
+                   "--frames N or of the whole input")
+    p.add_argument("--snapshot-frame", type=int, metavar="K",
+                   help="take frame K (0 = first) for --snapshot")
+    p.add_argument("--build-dir", metavar="DIR",
+                   help="take the plugin from DIR/plugin (default: "
+                   "GST_PLUGIN_PATH when set, else build/ of the "
+                   "repository)")
+    p.add_argument("--name", default="edges.py",
+                   help="first word of the summary line (default: "
+                   "%(default)s)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="also print GStreamer warnings")
     args = p.parse_args()
@@ -242,9 +262,16 @@ def main():
         p.error("--quality must be in 0..100")
     if args.frames < 0:
         p.error("--frames must be >= 0")
+    if args.snapshot_frame is not None and args.snapshot_frame < 0:
+        p.error("--snapshot-frame must be >= 0")
 
     sys.stdout.reconfigure(line_buffering=True)
-    Gst.init(None)
+    try:
+        cvpipe.use_build(args.build_dir)
+    except cvpipe.Error as e:
+        print(f"edges.py: error: {e}", file=sys.stderr)
+        return 1
+    cvpipe.init()
     out_dir = os.path.dirname(os.path.abspath(args.output))
     os.makedirs(out_dir, exist_ok=True)
     try:
@@ -288,6 +315,15 @@ def main():
         # The duration is the container's; some files round it: warn only.
         print(f"edges.py: warning: the input should have {expected} "
               f"frames", file=sys.stderr)
+    if run.snapshot is not None:
+        try:
+            i, w, h = run.snapshot.write()
+        except cvpipe.Error as e:
+            print(f"edges.py: error: {e}", file=sys.stderr)
+            return 1
+        print(f"snapshot: frame {i} ({w}x{h}) -> {args.snapshot}")
+    print(cvpipe.summary_line(args.name, run.frames_out, elapsed, backend,
+                              args.output))
     return 0
 
 

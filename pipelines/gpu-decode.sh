@@ -1,49 +1,134 @@
 #!/usr/bin/env bash
-# GPU-resident pipeline: frames decoded by NVDEC stay in CUDA memory through
-# two of our elements and leave the GPU once, at cudadownload.
+# gst-cuda-vision: GPU-resident pipeline: frames decoded by NVDEC stay in
+# CUDA memory through two of our elements and leave the GPU once, at
+# cudadownload. Needs an NVIDIA GPU with NVDEC and gst-plugins-bad's nvcodec
+# plugin (nvh264dec, cudadownload).
 #
-# Usage: pipelines/gpu-decode.sh [--build-dir DIR] [--output FILE.avi] INPUT
-#   INPUT   an H.264 file in MP4/Matroska (parsebin finds the stream)
-#   --output  write the edges as Motion-JPEG AVI (default: count frames only)
+# Usage: pipelines/gpu-decode.sh [options] [INPUT]
 #
-#   filesrc ! parsebin ! nvh264dec ! cudaconvolve filters=blur !
-#     cudasobel ! video/x-raw(memory:CUDAMemory) ! cudadownload ! ...
+#   INPUT                 an H.264 file in MP4 or Matroska (parsebin finds the
+#                         stream); default out/vtest-h264.mp4 of the
+#                         repository, made from opencv-doc's vtest.avi with
+#                         x264enc (gstreamer1.0-plugins-ugly) when missing
+#   -n, --frames N        stop after N frames (default: the whole input)
+#   --backend B           cuda (default), auto or cpu: with cpu the frames are
+#                         downloaded after the decoder (cudadownload) and both
+#                         elements run on the CPU, for comparison
+#   -o, --output PATH     write the edges as Motion-JPEG, .avi or .mkv
+#                         (default: none, the frames are only counted)
+#   --decoder NAME        H.264 decoder (default nvh264dec); a software one
+#                         (avdec_h264) with --backend cpu runs the script
+#                         without a GPU
+#   --make-input          only make the default input
+#   --build-dir DIR       take the plugin from DIR/plugin (default: build/ of
+#                         the repository, unless GST_PLUGIN_PATH is set)
+#   --print               only print the equivalent gst-launch-1.0 command
+#   -h, --help            this text
 #
-# Prints the frames that left cudasobel and the planes it copied between
-# host and GPU (host-transfers: 0 means the frames never left the GPU
-# between the decoder and cudadownload). Needs an NVIDIA GPU with NVDEC and
-# gst-plugins-bad's nvcodec plugin.
+# Pipeline (--backend cuda):
+#   filesrc ! parsebin ! nvh264dec ! cudaconvolve filters=blur ! cudasobel
+#     ! video/x-raw(memory:CUDAMemory) ! cudadownload ! fakesink
+#     (or ! videoconvert ! jpegenc ! avimux ! filesink)
+# Prints cudasobel's host-transfers (planes copied between host and GPU:
+# 0 means the frames never left the GPU between the decoder and
+# cudadownload), then the summary line
+#   gpu-decode.sh: N frames, X fps, backend cuda|cpu, output PATH|none
+# Frames are counted by pad probes on cudasobel (pipelines/cvpipe.py).
+#
+# Examples:
+#   pipelines/gpu-decode.sh
+#   pipelines/gpu-decode.sh --frames 100 --output out/gpu-edges.avi
+#
+# SPDX-License-Identifier: LGPL-2.1-or-later
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="$root/build"
-output=""
+
+SCRIPT=gpu-decode.sh
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=common.sh
+. "$ROOT/pipelines/common.sh"
+
+INPUT=""
+FRAMES=0
+BACKEND=cuda
+OUTPUT=""
+DECODER=nvh264dec
+MAKE_ONLY=0
+PRINT=0
+BUILD_DIR=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --build-dir) build=$2; shift ;;
-    --output|-o) output=$2; shift ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "unknown option $1" >&2; exit 2 ;;
-    *) break ;;
+    -h|--help) usage; exit 0 ;;
+    -n|--frames) need_arg "$@"; FRAMES="$2"; shift ;;
+    --backend) need_arg "$@"; BACKEND="$2"; shift ;;
+    -o|--output) need_arg "$@"; OUTPUT="$2"; shift ;;
+    --decoder) need_arg "$@"; DECODER="$2"; shift ;;
+    --make-input) MAKE_ONLY=1 ;;
+    --build-dir) need_arg "$@"; BUILD_DIR="$2"; shift ;;
+    --print) PRINT=1 ;;
+    -*) die "unknown option $1 (see --help)" ;;
+    *) [ -z "$INPUT" ] || die "only one INPUT, got '$INPUT' and '$1'"
+       INPUT="$1" ;;
   esac
   shift
 done
-input=${1:?"an H.264 input file is needed (see --help)"}
-[ -f "$input" ] || { echo "gpu-decode: $input not found" >&2; exit 1; }
-export GST_PLUGIN_PATH="$build/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
-gst-inspect-1.0 nvh264dec >/dev/null 2>&1 ||
-  { echo "gpu-decode: nvh264dec is not available (no NVIDIA GPU/driver?)" >&2; exit 1; }
-if [ -n "$output" ]; then
-  sink="cudadownload ! videoconvert ! jpegenc ! avimux ! filesink location=$output"
-else
-  sink="cudadownload ! fakesink sync=false"
+check_frames "$FRAMES"
+check_backend "$BACKEND"
+[[ "$DECODER" =~ ^[a-z0-9_]+$ ]] || die "--decoder must be an element name, got '$DECODER'"
+
+DEFAULT_INPUT="$ROOT/out/vtest-h264.mp4"
+# the default input: vtest.avi as H.264 (constrained baseline) in MP4
+make_input() {
+  [ -f "$VTEST" ] || die "$VTEST is missing (package opencv-doc); pass an H.264 file"
+  gst-inspect-1.0 --exists x264enc ||
+    die "x264enc is missing (package gstreamer1.0-plugins-ugly); pass an H.264 file"
+  mkdir -p "$(dirname "$DEFAULT_INPUT")"
+  say "making $DEFAULT_INPUT from $VTEST (x264enc)"
+  gst-launch-1.0 -q filesrc "location=$VTEST" ! decodebin ! videoconvert \
+    ! x264enc speed-preset=ultrafast ! "video/x-h264,profile=constrained-baseline" \
+    ! h264parse ! mp4mux ! filesink "location=$DEFAULT_INPUT.part" ||
+    die "making $DEFAULT_INPUT failed"
+  mv "$DEFAULT_INPUT.part" "$DEFAULT_INPUT"
+}
+if [ "$MAKE_ONLY" = 1 ]; then
+  make_input
+  exit 0
 fi
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-# shellcheck disable=SC2086
-gst-launch-1.0 -m filesrc location="$input" ! parsebin ! nvh264dec ! \
-  cudaconvolve backend=cuda filters=blur ! \
-  cudasobel backend=cuda post-stats=true ! "video/x-raw(memory:CUDAMemory)" ! \
-  $sink > "$log" 2>&1 || { tail -20 "$log" >&2; exit 1; }
-frames=$(grep -o 'frames=(uint)[0-9]*' "$log" | cut -d')' -f2 | awk '{s += $1} END {print s + 0}')
-copies=$(grep -o 'host-transfers=(guint64)[0-9]*' "$log" | tail -1 | cut -d')' -f2)
-echo "gpu-decode: $frames frames through cudasobel, host-transfers $copies"
+if [ "$PRINT" = 0 ]; then
+  use_build "$BUILD_DIR"
+  gst-inspect-1.0 --exists "$DECODER" ||
+    die "$DECODER is not available (nvh264dec: no NVIDIA GPU, driver or nvcodec plugin here)"
+fi
+if [ -z "$INPUT" ]; then
+  INPUT="$DEFAULT_INPUT"
+  [ -f "$INPUT" ] || [ "$PRINT" = 1 ] || make_input
+elif [ "$PRINT" = 0 ]; then
+  [ -f "$INPUT" ] || die "input file not found: $INPUT"
+fi
+
+# cudadownload where the frames leave CUDA memory: after an NVDEC decoder
+# for the CPU backend, after cudasobel otherwise
+DEC=("$DECODER" name=dec)
+if [ "$BACKEND" = cpu ] && [[ "$DECODER" == nv* ]]; then
+  DEC+=(! cudadownload)
+fi
+EDGES=(cudaconvolve name=blur "backend=$BACKEND" filters=blur
+  ! cudasobel name=sobel "backend=$BACKEND")
+if [ "$BACKEND" != cpu ]; then
+  EDGES+=(! "video/x-raw(memory:CUDAMemory)" ! cudadownload)
+fi
+if [ -n "$OUTPUT" ]; then
+  case "$OUTPUT" in
+    *.avi) MUX=avimux ;;
+    *.mkv) MUX=matroskamux ;;
+    *) die "--output must end in .avi or .mkv, got '$OUTPUT'" ;;
+  esac
+  [ "$PRINT" = 1 ] || mkdir -p "$(dirname "$OUTPUT")"
+  SINK=(videoconvert ! jpegenc ! "$MUX" ! filesink "location=$OUTPUT")
+else
+  SINK=(fakesink sync=false)
+fi
+PIPELINE=(filesrc "location=$INPUT" ! parsebin ! "${DEC[@]}" ! "${EDGES[@]}" ! "${SINK[@]}")
+say "$(show gst-launch-1.0 -e "${PIPELINE[@]}")"
+[ "$PRINT" = 0 ] || exit 0
+run_pipeline --element sobel --frames "$FRAMES" --limit-at dec \
+  --property host-transfers --output "${OUTPUT:-none}" -- "${PIPELINE[@]}"

@@ -5,7 +5,7 @@
 # pipelines/demo.sh and tests/run.sh. The CUDA toolkit is optional: without
 # nvcc the plugin builds for the CPU only.
 #
-#   pipelines/install-deps.sh [--check]
+# Usage: pipelines/install-deps.sh [--check]
 #
 # --check: install nothing; list the missing packages and elements, exit 1
 # if any. A missing element fails with the Debian package that provides it.
@@ -15,7 +15,7 @@ set -euo pipefail
 check=0
 case "${1:-}" in
   --check) check=1 ;;
-  -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,/^set -e/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
   "") ;;
   *) echo "install-deps.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
 esac
@@ -42,6 +42,7 @@ decodebin gstreamer1.0-plugins-base
 uridecodebin gstreamer1.0-plugins-base
 parsebin gstreamer1.0-plugins-base
 tee libgstreamer1.0-0
+capsfilter libgstreamer1.0-0
 queue libgstreamer1.0-0
 identity libgstreamer1.0-0
 filesrc libgstreamer1.0-0
@@ -58,6 +59,7 @@ pngenc gstreamer1.0-plugins-good
 avidemux gstreamer1.0-plugins-good
 avimux gstreamer1.0-plugins-good
 matroskamux gstreamer1.0-plugins-good
+matroskademux gstreamer1.0-plugins-good
 qtdemux gstreamer1.0-plugins-good
 mp4mux gstreamer1.0-plugins-good
 vp8enc gstreamer1.0-plugins-good
@@ -66,8 +68,10 @@ v4l2src gstreamer1.0-plugins-good
 autovideosink gstreamer1.0-plugins-good
 h264parse gstreamer1.0-plugins-bad
 rawvideoparse gstreamer1.0-plugins-bad
+y4mdec gstreamer1.0-plugins-bad
 x264enc gstreamer1.0-plugins-ugly
 avdec_msmpeg4 gstreamer1.0-libav
+avdec_h264 gstreamer1.0-libav
 "
 # with an NVIDIA driver only (gstreamer1.0-plugins-bad's nvcodec)
 gpu_elements="cudaupload cudadownload nvh264dec"

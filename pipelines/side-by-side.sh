@@ -15,15 +15,21 @@
 #   --backend B           auto (default), cuda or cpu
 #   --size WxH            size of each pane (default 480x360; the view is
 #                         three panes wide)
-#   -n, --frames N        with --test-src or --camera: stop after N frames
-#                         (num-buffers; a file input always plays to its end)
-#   -o, --output PATH     write the view to a file (.mkv, Motion-JPEG)
-#                         instead of showing it in a window
+#   -n, --frames N        stop after N frames (default: a file plays to its
+#                         end, a camera or --test-src until Ctrl-C)
+#   -o, --output PATH     write the view to a file (Motion-JPEG in .mkv or
+#                         .avi) instead of showing it in a window
 #   --headless            no window and no file: fakesink (for tests)
+#   --snapshot PNG        also write one frame of the view (the three panes
+#                         as composited) as a PNG: the middle frame of what
+#                         is processed (frame N/2, from 0 and rounded down,
+#                         of --frames N or of the whole file), the first one
+#                         for a camera or --test-src without --frames
+#   --snapshot-frame K    take frame K (0 = first) for --snapshot instead
 #   --no-labels           no pane titles (textoverlay)
 #   --build-dir DIR       take the plugin from DIR/plugin (default: build/ of
-#                         the repository when it holds one; else installed)
-#   --print               only print the gst-launch-1.0 command
+#                         the repository, unless GST_PLUGIN_PATH is set)
+#   --print               only print the equivalent gst-launch-1.0 command
 #   -h, --help            this text
 #
 # Pipeline (gst-launch-1.0 -e):
@@ -35,6 +41,10 @@
 #   tee ! queue ! cudasobel threshold=T brightness=B ! videoconvert
 #                                 ! [textoverlay] ! compositor.sink_2 (xpos 2W)
 #   compositor ! videoconvert ! autovideosink | encoder ! file | fakesink
+# Frames are counted by pad probes on cudasobel, --frames cuts the input
+# with a pad probe and --snapshot takes its frame at the compositor's output
+# (pipelines/cvpipe.py). The last line is
+#   side-by-side.sh: N frames, X fps, backend cpu|cuda, output PATH|window|none
 #
 # Brightness, pane 2 versus cudasobel: the frames are I420 when they reach
 # both. On an I420 frame videobalance brightness=b (contrast 1) maps the luma
@@ -45,25 +55,18 @@
 # would use its own BT.601 fixed-point luma while videobalance would convert
 # to YUV and back: this script converts to I420 first so both see the same Y.
 #
+# Examples:
+#   pipelines/side-by-side.sh --brightness 40 --threshold 30
+#   pipelines/side-by-side.sh --frames 100 --output out/side-by-side.mkv \
+#       --snapshot out/side-by-side.png
+#
 # SPDX-License-Identifier: LGPL-2.1-or-later
 set -euo pipefail
 
+SCRIPT=side-by-side.sh
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VTEST=/usr/share/doc/opencv-doc/examples/data/vtest.avi
-
-say() { printf 'side-by-side: %s\n' "$*"; }
-die() { printf 'side-by-side: error: %s\n' "$*" >&2; exit 1; }
-usage() { sed -n '/^# Usage:/,/^# SPDX/{/^# SPDX/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; }
-need_arg() { [ $# -ge 2 ] || die "$1 needs a value (see --help)"; }
-# print a command so that it can be pasted into a shell
-show() {
-  local w out=""
-  for w in "$@"; do
-    if [[ "$w" =~ ^[A-Za-z0-9_.,:/=+@%!-]+$ ]]; then out+="$w "; else out+="'$w' "; fi
-  done
-  printf '%s\n' "${out% }"
-}
-is_int() { [[ "$1" =~ ^-?[0-9]+$ ]] || die "$2 must be an integer, got '$1'"; }
+# shellcheck source=common.sh
+. "$ROOT/pipelines/common.sh"
 
 INPUT=""
 CAMERA=""
@@ -78,6 +81,7 @@ HEADLESS=0
 LABELS=1
 PRINT=0
 BUILD_DIR=""
+SNAPSHOT=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
@@ -90,6 +94,7 @@ while [ $# -gt 0 ]; do
     -n|--frames) need_arg "$@"; FRAMES="$2"; shift ;;
     -o|--output) need_arg "$@"; OUTPUT="$2"; shift ;;
     --headless) HEADLESS=1 ;;
+    --snapshot|--snapshot-frame) need_arg "$@"; SNAPSHOT+=("$1" "$2"); shift ;;
     --no-labels) LABELS=0 ;;
     --build-dir) need_arg "$@"; BUILD_DIR="$2"; shift ;;
     --print) PRINT=1 ;;
@@ -100,17 +105,15 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-is_int "$THRESHOLD" --threshold
-is_int "$BRIGHTNESS" --brightness
-is_int "$FRAMES" --frames
-[ "$THRESHOLD" -ge 0 ] && [ "$THRESHOLD" -le 255 ] || die "--threshold must be in 0..255"
-[ "$BRIGHTNESS" -ge -255 ] && [ "$BRIGHTNESS" -le 255 ] || die "--brightness must be in -255..255"
-[ "$FRAMES" -ge 0 ] || die "--frames must be >= 0"
-case "$BACKEND" in auto|cuda|cpu) ;; *) die "--backend must be auto, cuda or cpu" ;; esac
+in_range "$THRESHOLD" 0 255 --threshold
+in_range "$BRIGHTNESS" -255 255 --brightness
+check_frames "$FRAMES"
+check_backend "$BACKEND"
 [[ "$SIZE" =~ ^([0-9]+)x([0-9]+)$ ]] || die "--size must be WIDTHxHEIGHT, got '$SIZE'"
 W="${BASH_REMATCH[1]}"
 H="${BASH_REMATCH[2]}"
-[ "$W" -ge 16 ] && [ "$H" -ge 16 ] || die "--size must be at least 16x16"
+in_range "$W" 16 8192 "--size's width"
+in_range "$H" 16 8192 "--size's height"
 nsrc="$TESTSRC"
 [ -z "$INPUT" ] || nsrc=$((nsrc + 1))
 [ -z "$CAMERA" ] || nsrc=$((nsrc + 1))
@@ -118,29 +121,18 @@ nsrc="$TESTSRC"
 [ -z "$OUTPUT" ] || [ "$HEADLESS" = 0 ] || die "give only one of --output and --headless"
 
 # ---- source -----------------------------------------------------------------
-NB=()
-[ "$FRAMES" = 0 ] || NB=("num-buffers=$FRAMES")
 if [ -n "$CAMERA" ]; then
   [ "$PRINT" = 1 ] || [ -e "$CAMERA" ] || die "no camera at $CAMERA"
   # decodebin passes raw frames through and decodes Motion-JPEG cameras
-  SRC=(v4l2src "device=$CAMERA" "${NB[@]}" ! decodebin)
+  SRC=(v4l2src "device=$CAMERA" ! decodebin)
 elif [ "$TESTSRC" = 1 ]; then
-  SRC=(videotestsrc pattern=ball "${NB[@]}")
+  SRC=(videotestsrc pattern=ball)
 else
-  # (identity eos-after=N would cut a file short, but after avdec_msmpeg4
-  # it lets a frame with a wrong timestamp through: not offered)
-  [ "$FRAMES" = 0 ] || die "--frames needs --test-src or --camera (a file plays to its end; pipelines/edges.py --frames cuts files)"
   if [ -z "$INPUT" ]; then
     [ -f "$VTEST" ] || die "default input $VTEST is missing (package opencv-doc); pass a file, --camera or --test-src"
     INPUT="$VTEST"
   fi
-  if [[ "$INPUT" =~ ^[a-zA-Z][a-zA-Z0-9+.-]*:// ]]; then
-    URI="$INPUT"
-  else
-    [ -f "$INPUT" ] || die "input file not found: $INPUT"
-    URI="file://$(realpath "$INPUT")"
-  fi
-  SRC=(uridecodebin "uri=$URI")
+  SRC=(uridecodebin "uri=$(input_uri "$INPUT")")
 fi
 
 # ---- panes ------------------------------------------------------------------
@@ -156,17 +148,24 @@ mapfile -t L1 < <(label "brightness $(printf '%+d' "$BRIGHTNESS")")
 mapfile -t L2 < <(label "edges, threshold $THRESHOLD")
 
 if [ -n "$OUTPUT" ]; then
-  case "$OUTPUT" in *.mkv) ;; *) die "--output must end in .mkv" ;; esac
-  mkdir -p "$(dirname "$OUTPUT")"
-  SINK=(videoconvert ! jpegenc quality=90 ! matroskamux ! filesink "location=$OUTPUT")
+  case "$OUTPUT" in
+    *.mkv) MUX=matroskamux ;;
+    *.avi) MUX=avimux ;;
+    *) die "--output must end in .mkv or .avi, got '$OUTPUT'" ;;
+  esac
+  [ "$PRINT" = 1 ] || mkdir -p "$(dirname "$OUTPUT")"
+  SINK=(videoconvert ! jpegenc quality=90 ! "$MUX" ! filesink "location=$OUTPUT")
+  SHOWN="$OUTPUT"
 elif [ "$HEADLESS" = 1 ]; then
   SINK=(fakesink)
+  SHOWN=none
 else
   SINK=(videoconvert ! autovideosink)
+  SHOWN=window
 fi
 
 PIPELINE=(
-  "${SRC[@]}" ! videoconvert ! videoscale
+  "${SRC[@]}" ! videoconvert name=in ! videoscale
   ! "video/x-raw,format=I420,width=$W,height=$H,pixel-aspect-ratio=1/1"
   ! tee name=t
   compositor name=mix background=black
@@ -178,18 +177,9 @@ PIPELINE=(
     "backend=$BACKEND" ! videoconvert "${L2[@]}" ! mix.sink_2
 )
 
-# Use the repository's build when there is one (installed plugin otherwise).
-[ -n "$BUILD_DIR" ] || { [ -d "$ROOT/build/plugin" ] && BUILD_DIR="$ROOT/build"; } || true
-if [ -n "$BUILD_DIR" ]; then
-  [ -f "$BUILD_DIR/plugin/libgstcudavision.so" ] ||
-    die "no plugin in $BUILD_DIR/plugin (build it: pipelines/demo.sh or ninja -C $BUILD_DIR)"
-  export GST_PLUGIN_PATH="$BUILD_DIR/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
-fi
-
 say "$(show gst-launch-1.0 -e "${PIPELINE[@]}")"
 [ "$PRINT" = 0 ] || exit 0
-command -v gst-launch-1.0 >/dev/null 2>&1 || die "gst-launch-1.0 is missing (package gstreamer1.0-tools)"
-status=0
-gst-launch-1.0 -e "${PIPELINE[@]}" || status=$?
-[ "$status" = 0 ] || die "gst-launch-1.0 failed (exit status $status, message above)"
-[ -z "$OUTPUT" ] || say "wrote $OUTPUT"
+[ "$SHOWN" != window ] || need_display "use --headless or --output"
+use_build "$BUILD_DIR"
+run_pipeline --element sobel --frames "$FRAMES" --limit-at in --snapshot-at mix \
+  ${SNAPSHOT[@]+"${SNAPSHOT[@]}"} --output "$SHOWN" -- "${PIPELINE[@]}"

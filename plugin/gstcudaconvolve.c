@@ -23,7 +23,7 @@
  *
  * ## Example launch lines
  * |[
- * gst-launch-1.0 filesrc location=vtest.avi ! decodebin ! videoconvert ! cudaconvolve filters=blur,edge-detect ! videoconvert ! autovideosink
+ * gst-launch-1.0 filesrc location=/usr/share/doc/opencv-doc/examples/data/vtest.avi ! decodebin ! videoconvert ! cudaconvolve filters=blur,edge-detect ! videoconvert ! autovideosink
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=GRAY8 ! cudaconvolve filters=custom kernel="<0.0,-1.0,0.0,-1.0,5.0,-1.0,0.0,-1.0,0.0>" border-mode=replicate ! videoconvert ! autovideosink
  * ]|
  */
@@ -51,12 +51,6 @@ enum
   PROP_BORDER_MODE,
 };
 
-/* bytes per pixel and filtered channels of each plane */
-typedef struct
-{
-  int bpp, channels;
-} PlaneLayout;
-
 struct _GstCudaConvolve
 {
   GstCudaVisionBase parent;
@@ -65,10 +59,6 @@ struct _GstCudaConvolve
    * (filters, border mode, custom kernel and its separable factors) */
   CvConvolveParams params;
   gchar *filters;
-
-  /* set_info */
-  guint n_planes;
-  PlaneLayout planes[GST_VIDEO_MAX_PLANES];
 };
 
 #define FORMATS "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
@@ -191,51 +181,42 @@ parse_kernel (const GValue * value, float *kernel, int *ksize, gchar ** error)
 static gboolean
 gst_cuda_convolve_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     const GstVideoInfo * in_info, GstCaps * outcaps,
-    const GstVideoInfo * out_info)
+    const GstVideoInfo * out_info, gpointer op_info)
 {
-  GstCudaConvolve *self = GST_CUDA_CONVOLVE (base);
-  guint n = 1;
-  PlaneLayout l[GST_VIDEO_MAX_PLANES] = { {1, 1} };
+  CvConvolveInfo *info = op_info;
+  guint p;
 
-  (void) incaps;
-  (void) outcaps;
   if (GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_INFO_FORMAT (out_info) ||
       GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info) ||
       GST_VIDEO_INFO_HEIGHT (in_info) != GST_VIDEO_INFO_HEIGHT (out_info)) {
-    GST_ERROR_OBJECT (self, "output must have the input's format and size");
+    GST_ERROR_OBJECT (base, "output must have the input's format and size");
     return FALSE;
+  }
+  info->width = GST_VIDEO_INFO_WIDTH (in_info);
+  info->height = GST_VIDEO_INFO_HEIGHT (in_info);
+  info->n_planes = GST_VIDEO_INFO_N_PLANES (in_info);
+  /* every plane at its own size; the colour bytes of a pixel are filtered,
+   * alpha/x (byte 3 of the 4-byte formats) copied */
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (in_info); p++) {
+    info->bpp[p] = gst_cuda_vision_plane_pixel_stride (in_info, p);
+    info->channels[p] = MIN (info->bpp[p], 3);
   }
   switch (GST_VIDEO_INFO_FORMAT (in_info)) {
     case GST_VIDEO_FORMAT_GRAY8:
-      break;
     case GST_VIDEO_FORMAT_I420:
-      n = 3;
-      l[1] = l[2] = l[0];
-      break;
     case GST_VIDEO_FORMAT_NV12:
-      n = 2;
-      l[1].bpp = l[1].channels = 2;     /* interleaved U, V */
-      break;
     case GST_VIDEO_FORMAT_RGB:
     case GST_VIDEO_FORMAT_BGR:
-      l[0].bpp = l[0].channels = 3;
-      break;
     case GST_VIDEO_FORMAT_RGBA:
     case GST_VIDEO_FORMAT_BGRA:
     case GST_VIDEO_FORMAT_RGBx:
     case GST_VIDEO_FORMAT_BGRx:
-      /* colour in bytes 0..2, alpha/x (copied) in byte 3 */
-      l[0].bpp = 4;
-      l[0].channels = 3;
-      break;
+      return TRUE;
     default:
-      GST_ERROR_OBJECT (self, "unsupported format %s",
+      GST_ERROR_OBJECT (base, "unsupported format %s",
           GST_VIDEO_INFO_NAME (in_info));
       return FALSE;
   }
-  self->n_planes = n;
-  memcpy (self->planes, l, sizeof (l));
-  return TRUE;
 }
 
 static void
@@ -247,44 +228,6 @@ gst_cuda_convolve_get_params (GstCudaVisionBase * base, gpointer params)
   memcpy (params, &self->params, sizeof (CvConvolveParams));
   GST_OBJECT_UNLOCK (self);
 }
-
-static int
-gst_cuda_convolve_process_cpu (GstCudaVisionBase * base,
-    GstCudaVisionFrame * frame)
-{
-  GstCudaConvolve *self = GST_CUDA_CONVOLVE (base);
-  guint p;
-  int ret = CV_OK;
-
-  for (p = 0; p < self->n_planes && ret == CV_OK; p++)
-    ret = cv_convolve_cpu (&frame->in[p], &frame->out[p], self->planes[p].bpp,
-        self->planes[p].channels, frame->params, frame->cpu);
-  return ret;
-}
-
-#ifdef HAVE_CUDA
-static int
-gst_cuda_convolve_process_cuda (GstCudaVisionBase * base,
-    GstCudaVisionFrame * frame)
-{
-  GstCudaConvolve *self = GST_CUDA_CONVOLVE (base);
-  guint p;
-  int ret = CV_OK;
-
-  for (p = 0; p < self->n_planes && ret == CV_OK; p++)
-    ret = cv_convolve_cuda (&frame->in[p], &frame->out[p],
-        self->planes[p].bpp, self->planes[p].channels, frame->params,
-        frame->scratch, frame->stream);
-  return ret;
-}
-
-static void
-gst_cuda_convolve_free_scratch (GstCudaVisionBase * base, gpointer scratch)
-{
-  (void) base;
-  cv_convolve_cuda_free_scratch (scratch);
-}
-#endif
 
 static void
 gst_cuda_convolve_set_property (GObject * object, guint prop_id,
@@ -466,14 +409,12 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "and fused chains of them, on the GPU or the CPU",
       GST_CUDA_VISION_AUTHOR);
 
+  base_class->cpu_ops = &cv_convolve_cpu_ops;
+  base_class->cuda_ops = &cv_convolve_cuda_ops;
+  base_class->op_info_size = sizeof (CvConvolveInfo);
   base_class->params_size = sizeof (CvConvolveParams);
   base_class->get_params = GST_DEBUG_FUNCPTR (gst_cuda_convolve_get_params);
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_convolve_set_info);
-  base_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cuda_convolve_process_cpu);
-#ifdef HAVE_CUDA
-  base_class->process_cuda = GST_DEBUG_FUNCPTR (gst_cuda_convolve_process_cuda);
-  base_class->free_scratch = GST_DEBUG_FUNCPTR (gst_cuda_convolve_free_scratch);
-#endif
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_BORDER_MODE, 0);
 }

@@ -29,7 +29,7 @@
  *
  * ## Example launch lines
  * |[
- * gst-launch-1.0 filesrc location=vtest.avi ! decodebin ! videoconvert ! cudameanshift mode=segment ! videoconvert ! autovideosink
+ * gst-launch-1.0 filesrc location=/usr/share/doc/opencv-doc/examples/data/vtest.avi ! decodebin ! videoconvert ! cudameanshift mode=segment ! videoconvert ! autovideosink
  * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=RGBx ! cudameanshift kernel=flat spatial-radius=10 color-radius=20 roi="<100,50,320,240>" ! videoconvert ! autovideosink
  * ]|
  */
@@ -69,15 +69,6 @@ enum
   PROP_COLOR_MAX,
 };
 
-/* per-slot scratch */
-typedef struct
-{
-  void *cuda_work;              /* cv_meanshift_cuda() workspace */
-  guint32 *labels;              /* CPU path: label map */
-  gsize labels_size;            /* pixels */
-  guint32 n_segments;
-} Scratch;
-
 struct _GstCudaMeanShift
 {
   GstCudaVisionBase parent;
@@ -95,7 +86,6 @@ struct _GstCudaMeanShift
   gboolean roi_warned;          /* the current ROI's warning was posted */
 
   /* set_info */
-  CvLumaLayout layout;
   gint width, height;
 };
 
@@ -154,9 +144,10 @@ GST_ELEMENT_REGISTER_DEFINE (cudameanshift, "cudameanshift", GST_RANK_NONE,
 static gboolean
 gst_cuda_mean_shift_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     const GstVideoInfo * in_info, GstCaps * outcaps,
-    const GstVideoInfo * out_info)
+    const GstVideoInfo * out_info, gpointer op_info)
 {
   GstCudaMeanShift *self = GST_CUDA_MEAN_SHIFT (base);
+  CvMeanShiftInfo *info = op_info;
 
   if (GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_INFO_FORMAT (out_info) ||
       GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info) ||
@@ -166,14 +157,16 @@ gst_cuda_mean_shift_set_info (GstCudaVisionBase * base, GstCaps * incaps,
   }
   /* GRAY8 or packed RGB: the pad templates allow nothing else */
   if (GST_VIDEO_INFO_IS_YUV (in_info)
-      || !gst_cuda_vision_luma_layout (in_info, &self->layout)) {
+      || !gst_cuda_vision_luma_layout (in_info, &info->layout)) {
     GST_ERROR_OBJECT (self, "unsupported format %s",
         GST_VIDEO_INFO_NAME (in_info));
     return FALSE;
   }
+  info->width = GST_VIDEO_INFO_WIDTH (in_info);
+  info->height = GST_VIDEO_INFO_HEIGHT (in_info);
   GST_OBJECT_LOCK (self);
-  self->width = GST_VIDEO_INFO_WIDTH (in_info);
-  self->height = GST_VIDEO_INFO_HEIGHT (in_info);
+  self->width = info->width;
+  self->height = info->height;
   self->roi_warned = FALSE;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
@@ -251,10 +244,12 @@ gst_cuda_mean_shift_get_params (GstCudaVisionBase * base, gpointer params)
 #define MS_GPU_S_PER_OP 1.5e-12
 
 /* The estimated cost of the frame's settings, on the bus when large. */
-static void
-check_cost (GstCudaVisionBase * base, const CvMeanShiftParams * p,
-    gboolean cuda)
+static int
+gst_cuda_mean_shift_prepare_frame (GstCudaVisionBase * base,
+    GstCudaVisionFrame * frame)
 {
+  const CvMeanShiftParams *p = frame->params;
+  gboolean cuda = frame->backend == GST_CUDA_VISION_BACKEND_CUDA;
   gdouble px = (gdouble) p->roi_width * p->roi_height;
   gdouble side = 2.0 * p->spatial_radius + 1, ops, seconds;
   gchar *setting;
@@ -267,57 +262,8 @@ check_cost (GstCudaVisionBase * base, const CvMeanShiftParams * p,
       p->roi_height);
   gst_cuda_vision_base_check_cost (base, seconds, setting);
   g_free (setting);
+  return CV_OK;
 }
-
-static Scratch *
-get_scratch (GstCudaVisionFrame * frame)
-{
-  if (!*frame->scratch)
-    *frame->scratch = g_new0 (Scratch, 1);
-  return *frame->scratch;
-}
-
-static int
-gst_cuda_mean_shift_process_cpu (GstCudaVisionBase * base,
-    GstCudaVisionFrame * frame)
-{
-  GstCudaMeanShift *self = GST_CUDA_MEAN_SHIFT (base);
-  const CvMeanShiftParams *p = frame->params;
-  Scratch *s = get_scratch (frame);
-  CvMeanShiftSegments seg = { NULL, 0 };
-  int ret;
-
-  check_cost (base, p, FALSE);
-  if (p->mode == CV_MEANSHIFT_SEGMENT) {
-    gsize n = (gsize) frame->in[0].width * frame->in[0].height;
-    if (s->labels_size < n) {
-      g_free (s->labels);
-      s->labels = g_try_new (guint32, n);
-      s->labels_size = s->labels ? n : 0;
-      if (!s->labels)
-        return CV_ERROR_NO_MEMORY;
-    }
-    seg.labels = s->labels;
-  }
-  ret = cv_meanshift_cpu (&frame->in[0], self->layout, &frame->out[0], p,
-      p->mode == CV_MEANSHIFT_SEGMENT ? &seg : NULL, frame->cpu);
-  s->n_segments = seg.n_segments;
-  return ret;
-}
-
-#ifdef HAVE_CUDA
-static int
-gst_cuda_mean_shift_process_cuda (GstCudaVisionBase * base,
-    GstCudaVisionFrame * frame)
-{
-  GstCudaMeanShift *self = GST_CUDA_MEAN_SHIFT (base);
-  Scratch *s = get_scratch (frame);
-
-  check_cost (base, frame->params, TRUE);
-  return cv_meanshift_cuda (&frame->in[0], self->layout, &frame->out[0],
-      frame->params, &s->cuda_work, frame->stream);
-}
-#endif
 
 /* segment mode: label map meta and the segment count message */
 static GstFlowReturn
@@ -325,47 +271,23 @@ gst_cuda_mean_shift_finish_frame (GstCudaVisionBase * base,
     GstCudaVisionFrame * frame, GstBuffer ** outbuf)
 {
   const CvMeanShiftParams *p = frame->params;
-  Scratch *s = *frame->scratch;
-  CvMeanShiftSegments seg = { NULL, 0 };
+  const CvMeanShiftSegments *seg = frame->results;
   guint w = GST_VIDEO_INFO_WIDTH (frame->out_info);
   guint h = GST_VIDEO_INFO_HEIGHT (frame->out_info);
   GstStructure *st;
 
   if (p->mode != CV_MEANSHIFT_SEGMENT)
     return GST_FLOW_OK;
-  g_return_val_if_fail (s != NULL, GST_FLOW_ERROR);
-#ifdef HAVE_CUDA
-  if (gst_cuda_vision_base_get_active_backend (base) ==
-      GST_CUDA_VISION_BACKEND_CUDA) {
-    cv_meanshift_cuda_segments (s->cuda_work, &seg);
-  } else
-#endif
-  {
-    seg.labels = s->labels;
-    seg.n_segments = s->n_segments;
-  }
-  g_return_val_if_fail (seg.labels != NULL, GST_FLOW_ERROR);
+  g_return_val_if_fail (seg != NULL && seg->labels != NULL, GST_FLOW_ERROR);
 
   *outbuf = gst_buffer_make_writable (*outbuf);
-  gst_buffer_add_cuda_mean_shift_labels_meta (*outbuf, w, h, seg.n_segments,
-      seg.labels);
+  gst_buffer_add_cuda_mean_shift_labels_meta (*outbuf, w, h, seg->n_segments,
+      seg->labels);
 
   st = gst_structure_new ("meanshift-segments",
-      "segments", G_TYPE_UINT, seg.n_segments, NULL);
+      "segments", G_TYPE_UINT, seg->n_segments, NULL);
   gst_cuda_vision_base_post_frame_message (base, st, *outbuf);
   return GST_FLOW_OK;
-}
-
-static void
-gst_cuda_mean_shift_free_scratch (GstCudaVisionBase * base, gpointer scratch)
-{
-  Scratch *s = scratch;
-
-#ifdef HAVE_CUDA
-  cv_meanshift_cuda_free (s->cuda_work);
-#endif
-  g_free (s->labels);
-  g_free (s);
 }
 
 /* An array property of n ints each in [lo, hi] into out; FALSE with
@@ -661,18 +583,16 @@ gst_cuda_mean_shift_class_init (GstCudaMeanShiftClass * klass)
       "domain (Comaniciu & Meer 2002), on the GPU or the CPU",
       GST_CUDA_VISION_AUTHOR);
 
+  base_class->cpu_ops = &cv_meanshift_cpu_ops;
+  base_class->cuda_ops = &cv_meanshift_cuda_ops;
+  base_class->op_info_size = sizeof (CvMeanShiftInfo);
   base_class->params_size = sizeof (CvMeanShiftParams);
   base_class->get_params = GST_DEBUG_FUNCPTR (gst_cuda_mean_shift_get_params);
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_mean_shift_set_info);
-  base_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cuda_mean_shift_process_cpu);
-#ifdef HAVE_CUDA
-  base_class->process_cuda =
-      GST_DEBUG_FUNCPTR (gst_cuda_mean_shift_process_cuda);
-#endif
+  base_class->prepare_frame =
+      GST_DEBUG_FUNCPTR (gst_cuda_mean_shift_prepare_frame);
   base_class->finish_frame =
       GST_DEBUG_FUNCPTR (gst_cuda_mean_shift_finish_frame);
-  base_class->free_scratch =
-      GST_DEBUG_FUNCPTR (gst_cuda_mean_shift_free_scratch);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_MEAN_SHIFT_KERNEL, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_MEAN_SHIFT_MODE, 0);

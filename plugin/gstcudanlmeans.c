@@ -34,8 +34,8 @@
  *
  * ## Example launch lines
  * |[
- * gst-launch-1.0 filesrc location=in.avi ! decodebin ! videoconvert ! cudanlmeans h=12 ! videoconvert ! autovideosink
- * gst-launch-1.0 filesrc location=lena.jpg ! jpegdec ! videoconvert ! video/x-raw,format=GRAY8 ! cudanlmeans search-window=0 patch-size=5 h=5.1 ! videoconvert ! pngenc ! filesink location=out.png
+ * gst-launch-1.0 filesrc location=/usr/share/doc/opencv-doc/examples/data/vtest.avi ! decodebin ! videoconvert ! cudanlmeans h=12 ! videoconvert ! autovideosink
+ * gst-launch-1.0 filesrc location=/usr/share/doc/opencv-doc/examples/data/fruits.jpg ! jpegdec ! videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=128,height=120 ! cudanlmeans search-window=0 patch-size=5 h=5.1 ! videoconvert ! pngenc ! filesink location=fruits-nlm.png
  * ]|
  */
 #ifdef HAVE_CONFIG_H
@@ -46,11 +46,6 @@
 
 #include "gstcudanlmeans.h"
 #include "cvnlmeans.h"
-#include "cvfill.h"
-
-#ifdef HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_nl_means_debug);
 #define GST_CAT_DEFAULT gst_cuda_nl_means_debug
@@ -83,16 +78,9 @@ struct _GstCudaNlMeans
   gdouble sigma;
 
   /* set_info, streaming thread */
-  CvLumaLayout layout;
+  gboolean colour;
   gboolean warned_patch;
 };
-
-/* device scratch of one slot */
-typedef struct
-{
-  void *data;
-  size_t size;
-} NlmScratch;
 
 #define FORMATS "{ GRAY8, I420, NV12, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
 
@@ -104,9 +92,11 @@ GST_ELEMENT_REGISTER_DEFINE (cudanlmeans, "cudanlmeans", GST_RANK_NONE,
 static gboolean
 gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     const GstVideoInfo * in_info, GstCaps * outcaps,
-    const GstVideoInfo * out_info)
+    const GstVideoInfo * out_info, gpointer op_info)
 {
   GstCudaNlMeans *self = GST_CUDA_NL_MEANS (base);
+  CvNlMeansInfo *info = op_info;
+  guint p;
 
   if (GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_INFO_FORMAT (out_info) ||
       GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info) ||
@@ -114,14 +104,19 @@ gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     GST_ERROR_OBJECT (self, "output must have the input's format and size");
     return FALSE;
   }
-
   /* GRAY8, packed RGB, or I420/NV12 whose luma is denoised and whose
    * chroma planes (1 ..) are copied unchanged */
-  if (!gst_cuda_vision_luma_layout (in_info, &self->layout)) {
+  if (!gst_cuda_vision_luma_layout (in_info, &info->layout)) {
     GST_ERROR_OBJECT (self, "unsupported format %s",
         GST_VIDEO_INFO_NAME (in_info));
     return FALSE;
   }
+  info->width = GST_VIDEO_INFO_WIDTH (in_info);
+  info->height = GST_VIDEO_INFO_HEIGHT (in_info);
+  info->n_planes = GST_VIDEO_INFO_N_PLANES (in_info);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (in_info); p++)
+    info->row_bytes[p] = gst_cuda_vision_plane_row_bytes (in_info, p);
+  self->colour = info->layout.r >= 0;
   self->warned_patch = FALSE;
   return TRUE;
 }
@@ -150,112 +145,46 @@ gst_cuda_nl_means_get_params (GstCudaVisionBase * base, gpointer params)
 /* Documented fallbacks and costly settings, on the bus: a patch larger
  * than the frame (once per caps), and the estimated cost per frame (once
  * per setting and frame size, above 1 s). */
-static void
-check_frame (GstCudaNlMeans * self, const CvPlane * luma,
-    const CvNlMeansParams * p, gboolean cuda)
+static int
+gst_cuda_nl_means_prepare_frame (GstCudaVisionBase * base,
+    GstCudaVisionFrame * frame)
 {
-  GstCudaVisionBase *base = GST_CUDA_VISION_BASE (self);
+  GstCudaNlMeans *self = GST_CUDA_NL_MEANS (base);
+  const CvNlMeansParams *p = frame->params;
+  gboolean cuda = frame->backend == GST_CUDA_VISION_BACKEND_CUDA;
+  gint w = GST_VIDEO_INFO_WIDTH (frame->in_info);
+  gint h = GST_VIDEO_INFO_HEIGHT (frame->in_info);
   gint64 ox, oy;
   gdouble ops, seconds;
   gchar *setting;
 
-  if (!self->warned_patch && (p->patch_size > luma->width
-          || p->patch_size > luma->height)) {
+  if (!self->warned_patch && (p->patch_size > w
+          || p->patch_size > h)) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("patch-size %d is larger "
             "than the %dx%d frame: the patch is completed by repeated "
-            "symmetric reflection", p->patch_size, luma->width, luma->height),
+            "symmetric reflection", p->patch_size, w, h),
         (NULL));
     self->warned_patch = TRUE;
   }
   /* offsets of the search window clipped to the frame */
-  ox = p->search_window ? MIN (p->search_window, 2 * luma->width - 1) :
-      2 * luma->width - 1;
-  oy = p->search_window ? MIN (p->search_window, 2 * luma->height - 1) :
-      2 * luma->height - 1;
-  ops = (gdouble) luma->width * luma->height * ox * oy *
-      (self->layout.r < 0 ? 1.0 : 1.35);
+  ox = p->search_window ? MIN (p->search_window, 2 * w - 1) :
+      2 * w - 1;
+  oy = p->search_window ? MIN (p->search_window, 2 * h - 1) :
+      2 * h - 1;
+  ops = (gdouble) w * h * ox * oy *
+      (self->colour ? 1.35 : 1.0);
   seconds = cuda ? ops * NLM_GPU_S_PER_OP : ops * NLM_CPU_S_PER_OP /
       gst_cuda_vision_base_cpu_threads (base);
   if (p->search_window == 0)
     setting = g_strdup_printf ("search-window=0 (the whole frame) on a %dx%d "
-        "frame", luma->width, luma->height);
+        "frame", w, h);
   else
     setting = g_strdup_printf ("search-window=%d on a %dx%d frame",
-        p->search_window, luma->width, luma->height);
+        p->search_window, w, h);
   gst_cuda_vision_base_check_cost (base, seconds, setting);
   g_free (setting);
+  return CV_OK;
 }
-
-static int
-gst_cuda_nl_means_process_cpu (GstCudaVisionBase * base,
-    GstCudaVisionFrame * frame)
-{
-  GstCudaNlMeans *self = GST_CUDA_NL_MEANS (base);
-  guint p;
-  int status;
-
-  check_frame (self, &frame->in[0], frame->params, FALSE);
-  status = cv_nlmeans_cpu (&frame->in[0], self->layout, &frame->out[0],
-      frame->params, frame->cpu);
-  for (p = 1; status == CV_OK && p < GST_VIDEO_INFO_N_PLANES (frame->in_info);
-      p++)
-    status = cv_copy_plane_cpu (&frame->in[p], &frame->out[p],
-        gst_cuda_vision_plane_row_bytes (frame->in_info, p));
-  return status;
-}
-
-#ifdef HAVE_CUDA
-static int
-gst_cuda_nl_means_process_cuda (GstCudaVisionBase * base,
-    GstCudaVisionFrame * frame)
-{
-  GstCudaNlMeans *self = GST_CUDA_NL_MEANS (base);
-  NlmScratch *sc = *frame->scratch;
-  size_t need;
-  guint p;
-  int status;
-  cudaError_t err;
-
-  check_frame (self, &frame->in[0], frame->params, TRUE);
-  need = cv_nlmeans_cuda_scratch_size (frame->in[0].width,
-      frame->in[0].height, self->layout, frame->params);
-  if (!sc) {
-    sc = g_new0 (NlmScratch, 1);
-    *frame->scratch = sc;
-  }
-  if (need > sc->size) {
-    /* the slot's previous frame has completed: its scratch is free */
-    if (sc->data)
-      cudaFree (sc->data);
-    sc->data = NULL;
-    sc->size = 0;
-    err = cudaMalloc (&sc->data, need);
-    if (err != cudaSuccess) {
-      sc->data = NULL;
-      return (int) err;
-    }
-    sc->size = need;
-  }
-
-  status = cv_nlmeans_cuda (&frame->in[0], self->layout, &frame->out[0],
-      frame->params, sc->data, sc->size, frame->stream);
-  for (p = 1; status == CV_OK && p < GST_VIDEO_INFO_N_PLANES (frame->in_info);
-      p++)
-    status = cv_copy_plane_cuda (&frame->in[p], &frame->out[p],
-        gst_cuda_vision_plane_row_bytes (frame->in_info, p), frame->stream);
-  return status;
-}
-
-static void
-gst_cuda_nl_means_free_scratch (GstCudaVisionBase * base, gpointer scratch)
-{
-  NlmScratch *sc = scratch;
-
-  if (sc->data)
-    cudaFree (sc->data);
-  g_free (sc);
-}
-#endif
 
 static gboolean
 odd_in_range (guint v, guint lo, guint hi)
@@ -421,14 +350,14 @@ gst_cuda_nl_means_class_init (GstCudaNlMeansClass * klass)
       "Non-local-means denoising (Buades, Coll, Morel) with Gaussian-weighted "
       "patch distances, on the GPU or the CPU", GST_CUDA_VISION_AUTHOR);
 
+  base_class->cpu_ops = &cv_nlmeans_cpu_ops;
+  base_class->cuda_ops = &cv_nlmeans_cuda_ops;
+  base_class->op_info_size = sizeof (CvNlMeansInfo);
   base_class->params_size = sizeof (CvNlMeansParams);
   base_class->get_params = GST_DEBUG_FUNCPTR (gst_cuda_nl_means_get_params);
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_nl_means_set_info);
-  base_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cuda_nl_means_process_cpu);
-#ifdef HAVE_CUDA
-  base_class->process_cuda = GST_DEBUG_FUNCPTR (gst_cuda_nl_means_process_cuda);
-  base_class->free_scratch = GST_DEBUG_FUNCPTR (gst_cuda_nl_means_free_scratch);
-#endif
+  base_class->prepare_frame =
+      GST_DEBUG_FUNCPTR (gst_cuda_nl_means_prepare_frame);
 }
 
 static void

@@ -27,13 +27,14 @@
  *
  * In a GPU pipeline frames stay in CUDA memory:
  * |[
- * gst-launch-1.0 filesrc location=in.mp4 ! parsebin ! nvh264dec ! cudasobel ! cudadownload ! videoconvert ! autovideosink
+ * gst-launch-1.0 filesrc location=/usr/share/doc/opencv-doc/examples/data/vtest.avi ! decodebin ! videoconvert ! x264enc speed-preset=ultrafast ! mp4mux ! filesink location=vtest-h264.mp4
+ * gst-launch-1.0 filesrc location=vtest-h264.mp4 ! parsebin ! nvh264dec ! cudasobel ! cudadownload ! videoconvert ! autovideosink
  * ]|
  *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 v4l2src ! videoconvert ! cudasobel threshold=40 ! videoconvert ! autovideosink
- * gst-launch-1.0 filesrc location=in.avi ! decodebin ! cudasobel ! videoconvert ! avenc_mpeg4 ! avimux ! filesink location=edges.avi
+ * gst-launch-1.0 filesrc location=/usr/share/doc/opencv-doc/examples/data/vtest.avi ! decodebin ! videoconvert ! cudasobel ! videoconvert ! jpegenc ! avimux ! filesink location=edges.avi
  * ]|
  */
 #ifdef HAVE_CONFIG_H
@@ -42,7 +43,6 @@
 
 #include "gstcudasobel.h"
 #include "cvsobel.h"
-#include "cvfill.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sobel_debug);
 #define GST_CAT_DEFAULT gst_cuda_sobel_debug
@@ -64,9 +64,6 @@ struct _GstCudaSobel
   /* properties, GST_OBJECT_LOCK */
   guint threshold;
   gint brightness;
-
-  /* set_info */
-  CvLumaLayout layout;
 };
 
 #define SINK_FORMATS "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
@@ -105,26 +102,33 @@ gst_cuda_sobel_transform_format_caps (GstCudaVisionBase * base,
 static gboolean
 gst_cuda_sobel_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     const GstVideoInfo * in_info, GstCaps * outcaps,
-    const GstVideoInfo * out_info)
+    const GstVideoInfo * out_info, gpointer op_info)
 {
-  GstCudaSobel *self = GST_CUDA_SOBEL (base);
+  CvSobelInfo *info = op_info;
+  guint p;
 
   if (GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info) ||
       GST_VIDEO_INFO_HEIGHT (in_info) != GST_VIDEO_INFO_HEIGHT (out_info) ||
       !(GST_VIDEO_INFO_FORMAT (out_info) == GST_VIDEO_FORMAT_GRAY8 ||
           GST_VIDEO_INFO_FORMAT (out_info) == GST_VIDEO_FORMAT_NV12 ||
           GST_VIDEO_INFO_FORMAT (out_info) == GST_VIDEO_FORMAT_I420)) {
-    GST_ERROR_OBJECT (self, "output must be GRAY8, NV12 or I420 of the "
+    GST_ERROR_OBJECT (base, "output must be GRAY8, NV12 or I420 of the "
         "input's size");
     return FALSE;
   }
-
-  if (!gst_cuda_vision_luma_layout (in_info, &self->layout)) {
-    GST_ERROR_OBJECT (self, "unsupported format %s",
+  if (!gst_cuda_vision_luma_layout (in_info, &info->layout)) {
+    GST_ERROR_OBJECT (base, "unsupported format %s",
         GST_VIDEO_INFO_NAME (in_info));
     return FALSE;
   }
-  if (self->layout.r < 0)       /* the Y plane is the luma: all the GPU needs */
+  info->width = GST_VIDEO_INFO_WIDTH (in_info);
+  info->height = GST_VIDEO_INFO_HEIGHT (in_info);
+  /* the edges in plane 0, neutral chroma in the others */
+  info->n_out_planes = GST_VIDEO_INFO_N_PLANES (out_info);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (out_info); p++)
+    info->out_pixel_stride[p] =
+        gst_cuda_vision_plane_pixel_stride (out_info, p);
+  if (info->layout.r < 0)       /* the Y plane is the luma: all it reads */
     gst_cuda_vision_base_set_upload_planes (base, 1);
   return TRUE;
 }
@@ -140,43 +144,6 @@ gst_cuda_sobel_get_params (GstCudaVisionBase * base, gpointer params)
   p->threshold = self->threshold;
   GST_OBJECT_UNLOCK (self);
 }
-
-static int
-gst_cuda_sobel_process_cpu (GstCudaVisionBase * base,
-    GstCudaVisionFrame * frame)
-{
-  GstCudaSobel *self = GST_CUDA_SOBEL (base);
-  guint p;
-  int status = cv_sobel_cpu (&frame->in[0], self->layout, &frame->out[0],
-      frame->params, frame->cpu);
-
-  for (p = 1; status == CV_OK && p < GST_VIDEO_INFO_N_PLANES (frame->out_info);
-      p++)
-    status =
-        cv_fill_plane_cpu (&frame->out[p],
-        gst_cuda_vision_plane_pixel_stride (frame->out_info, p), 128);
-  return status;
-}
-
-#ifdef HAVE_CUDA
-static int
-gst_cuda_sobel_process_cuda (GstCudaVisionBase * base,
-    GstCudaVisionFrame * frame)
-{
-  GstCudaSobel *self = GST_CUDA_SOBEL (base);
-  guint p;
-  int status = cv_sobel_cuda (&frame->in[0], self->layout, &frame->out[0],
-      frame->params, frame->stream);
-
-  for (p = 1; status == CV_OK && p < GST_VIDEO_INFO_N_PLANES (frame->out_info);
-      p++)
-    status =
-        cv_fill_plane_cuda (&frame->out[p],
-        gst_cuda_vision_plane_pixel_stride (frame->out_info, p), 128,
-        frame->stream);
-  return status;
-}
-#endif
 
 static void
 gst_cuda_sobel_set_property (GObject * object, guint prop_id,
@@ -264,15 +231,14 @@ gst_cuda_sobel_class_init (GstCudaSobelClass * klass)
       "Sobel gradient magnitude of the luma with brightness offset and "
       "threshold, on the GPU or the CPU", GST_CUDA_VISION_AUTHOR);
 
+  base_class->cpu_ops = &cv_sobel_cpu_ops;
+  base_class->cuda_ops = &cv_sobel_cuda_ops;
+  base_class->op_info_size = sizeof (CvSobelInfo);
   base_class->params_size = sizeof (CvSobelParams);
   base_class->get_params = GST_DEBUG_FUNCPTR (gst_cuda_sobel_get_params);
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_sobel_set_info);
   base_class->transform_format_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_sobel_transform_format_caps);
-  base_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cuda_sobel_process_cpu);
-#ifdef HAVE_CUDA
-  base_class->process_cuda = GST_DEBUG_FUNCPTR (gst_cuda_sobel_process_cuda);
-#endif
 }
 
 static void

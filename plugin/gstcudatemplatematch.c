@@ -46,8 +46,10 @@
  *
  * ## Example launch lines
  * |[
- * gst-launch-1.0 -m filesrc location=vtest.avi ! decodebin ! videoconvert ! cudatemplatematch template=person.png max-matches=3 display=true ! videoconvert ! autovideosink
- * gst-launch-1.0 videotestsrc ! cudatemplatematch template=t.png score-map=true ! videoconvert ! autovideosink
+ * gst-launch-1.0 filesrc location=/usr/share/doc/opencv-doc/examples/data/vtest.avi ! decodebin ! videoconvert ! videocrop left=240 top=210 right=472 bottom=262 ! pngenc snapshot=true ! filesink location=person.png
+ * gst-launch-1.0 -m filesrc location=/usr/share/doc/opencv-doc/examples/data/vtest.avi ! decodebin ! videoconvert ! cudatemplatematch template=person.png max-matches=3 display=true ! videoconvert ! autovideosink
+ * gst-launch-1.0 videotestsrc num-buffers=1 ! video/x-raw,width=320,height=240 ! videocrop left=30 top=40 right=258 bottom=168 ! pngenc ! filesink location=t.png
+ * gst-launch-1.0 videotestsrc ! video/x-raw,width=320,height=240 ! cudatemplatematch template=t.png score-map=true ! videoconvert ! autovideosink
  * ]|
  */
 #ifdef HAVE_CONFIG_H
@@ -59,11 +61,7 @@
 #include "gstcudatemplatematch.h"
 #include "gstcvtemplate.h"
 #include "cvtemplatematch.h"
-#include "cvfill.h"
-
-#ifdef HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
+#include "cvdraw.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_template_match_debug);
 #define GST_CAT_DEFAULT gst_cuda_template_match_debug
@@ -97,20 +95,15 @@ enum
   PROP_SCORE_MAP,
 };
 
-/* Per-slot scratch. */
+/* The parameter snapshot of a frame: the operator's parameters first (the
+ * base hands them to the operator), then the template they point into,
+ * which travels with the frame (a reference, released by clear_params),
+ * and why loading it failed. */
 typedef struct
 {
-  CvTemplateMatchResult *result;        /* pinned (CUDA) or malloc (CPU) */
-  gboolean pinned;
-  void *ws;                     /* CUDA workspace */
-  void *cpu_ws;                 /* CPU workspace (FFT plans, spectrum) */
-  GstCvTemplate *tmpl;             /* template of the frame in this slot */
-  gboolean matched;             /* result holds this frame's matches */
-} TmScratch;
-
-typedef struct
-{
-  CvTemplateMatchParams cv;
+  CvTemplateMatchFrameParams op;
+  GstCvTemplate *tmpl;
+  gchar *error;
   gint method;                  /* the property's value */
   gboolean display;
 } TmParams;
@@ -125,16 +118,10 @@ struct _GstCudaTemplateMatch
   gdouble threshold;
   gboolean display;
   gboolean score_map;
-  gchar *template_path;
-  GstCvTemplate *tmpl;
-  gchar *tmpl_error;            /* why loading the template failed */
-  GstCvTemplateLoad *pending;   /* the template file being loaded */
+  GstCvTemplateSource *tsrc;    /* template, own lock (gstcvtemplate.c) */
 
   /* streaming thread */
-  CvLumaLayout layout;
   gint map_bits;                /* 0, 8 or 16: output is the score map */
-  GstCvTemplate *frame_tmpl;       /* taken by get_params for process_* */
-  gchar *frame_error;
   gboolean warned_no_template;
   guint64 warned_flat_id;
 };
@@ -198,110 +185,6 @@ method_nick (gint method)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Templates (loaded by gstcvtemplate.c) */
-
-/* Replace the template, the load error (taken), the pending load (taken)
- * and the template path, under the lock. */
-static void
-set_template (GstCudaTemplateMatch * self, GstCvTemplate * t, gchar * error,
-    GstCvTemplateLoad * pending, const gchar * path)
-{
-  GstCvTemplate *old;
-  GstCvTemplateLoad *old_pending;
-
-  GST_OBJECT_LOCK (self);
-  old = self->tmpl;
-  self->tmpl = t;
-  g_free (self->tmpl_error);
-  self->tmpl_error = error;
-  old_pending = self->pending;
-  self->pending = pending;
-  g_free (self->template_path);
-  self->template_path = g_strdup (path);
-  GST_OBJECT_UNLOCK (self);
-  gst_cv_template_unref (old);
-  if (old_pending)
-    gst_cv_template_load_unref (old_pending);
-}
-
-/* `template`: loading starts in a thread of its own; the next frame (or a
- * read of template-sample) waits for it, at most TEMPLATE_LOAD_TIMEOUT */
-static void
-load_template_path (GstCudaTemplateMatch * self, const gchar * path)
-{
-  if (!path || !*path) {
-    set_template (self, NULL, NULL, NULL, NULL);
-    return;
-  }
-  set_template (self, NULL, NULL, gst_cv_template_load_file (path,
-          TEMPLATE_LOAD_TIMEOUT), path);
-}
-
-/* Wait for the pending load, if any (object lock not held), and make its
- * outcome the template. */
-static void
-finish_pending_load (GstCudaTemplateMatch * self)
-{
-  GstCvTemplateLoad *load;
-  GstCvTemplate *t = NULL;
-  gchar *error = NULL;
-
-  GST_OBJECT_LOCK (self);
-  load = self->pending ? gst_cv_template_load_ref (self->pending) : NULL;
-  GST_OBJECT_UNLOCK (self);
-  if (!load)
-    return;
-  if (!gst_cv_template_load_wait (load, TEMPLATE_LOAD_TIMEOUT, &t, &error))
-    error = g_strdup_printf ("'%s': still loading after %" GST_TIME_FORMAT,
-        gst_cv_template_load_path (load),
-        GST_TIME_ARGS (TEMPLATE_LOAD_TIMEOUT));
-  GST_OBJECT_LOCK (self);
-  if (self->pending == load) {
-    gst_cv_template_load_unref (self->pending);
-    self->pending = NULL;
-    gst_cv_template_unref (self->tmpl);
-    self->tmpl = t;
-    g_free (self->tmpl_error);
-    self->tmpl_error = error;
-    t = NULL;
-    error = NULL;
-    if (self->tmpl)
-      GST_INFO_OBJECT (self, "template %s: %dx%d", self->template_path,
-          self->tmpl->cv.plane.width, self->tmpl->cv.plane.height);
-    else
-      GST_WARNING_OBJECT (self, "could not load the template %s",
-          self->tmpl_error);
-  }
-  GST_OBJECT_UNLOCK (self);
-  /* a newer template was set meanwhile: this outcome is stale */
-  gst_cv_template_unref (t);
-  g_free (error);
-  gst_cv_template_load_unref (load);
-}
-
-static void
-load_template_sample (GstCudaTemplateMatch * self, GstSample * sample)
-{
-  gchar *error = NULL, *msg;
-  GstCvTemplate *t;
-
-  if (!sample) {
-    set_template (self, NULL, NULL, NULL, NULL);
-    return;
-  }
-  t = gst_cv_template_new_from_sample (sample, &error);
-  if (t) {
-    set_template (self, t, NULL, NULL, NULL);
-    return;
-  }
-  msg = g_strdup_printf ("template-sample: %s", error);
-  GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Could not use the "
-          "template-sample: %s", error), ("the next frame fails"));
-  set_template (self, NULL, msg, NULL, NULL);
-  g_free (error);
-}
-
-/* ------------------------------------------------------------------------ */
 /* Caps */
 
 /* Frames pass through (same caps, in system or CUDA memory); with
@@ -341,9 +224,10 @@ gst_cuda_template_match_transform_format_caps (GstCudaVisionBase * base,
 static gboolean
 gst_cuda_template_match_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     const GstVideoInfo * in_info, GstCaps * outcaps,
-    const GstVideoInfo * out_info)
+    const GstVideoInfo * out_info, gpointer op_info)
 {
   GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
+  CvTemplateMatchInfo *info = op_info;
   gboolean score_map;
 
   GST_OBJECT_LOCK (self);
@@ -382,14 +266,19 @@ gst_cuda_template_match_set_info (GstCudaVisionBase * base, GstCaps * incaps,
   }
 #endif
 
-  if (!gst_cuda_vision_luma_layout (in_info, &self->layout)) {
+  if (!gst_cuda_vision_luma_layout (in_info, &info->layout)) {
     GST_ERROR_OBJECT (self, "unsupported format %s",
         GST_VIDEO_INFO_NAME (in_info));
     return FALSE;
   }
-  if (self->layout.r < 0)       /* the Y plane is the luma: all the GPU needs */
+  info->width = GST_VIDEO_INFO_WIDTH (in_info);
+  info->height = GST_VIDEO_INFO_HEIGHT (in_info);
+  info->score_map = self->map_bits;
+  if (info->layout.r < 0)       /* the Y plane is the luma: all it reads */
     gst_cuda_vision_base_set_upload_planes (base, 1);
   gst_cuda_vision_base_set_output_is_input (base, self->map_bits == 0);
+  self->warned_no_template = FALSE;
+  self->warned_flat_id = 0;
   return TRUE;
 }
 
@@ -404,57 +293,47 @@ gst_cuda_template_match_get_params (GstCudaVisionBase * base, gpointer params)
   GstCvTemplate *t;
 
   /* a template file set before this frame is waited for (bounded) */
-  finish_pending_load (self);
-
-  /* process_cpu/process_cuda run right after this, in this thread: they
-   * take the template and the load error snapshot from here */
-  gst_cv_template_unref (self->frame_tmpl);
-  g_clear_pointer (&self->frame_error, g_free);
+  gst_cv_template_source_get (self->tsrc, &p->tmpl, &p->error);
+  t = p->tmpl;
 
   GST_OBJECT_LOCK (self);
   p->method = self->method;
-  p->cv.method = method_to_cv (self->method);
-  p->cv.max_matches = self->max_matches;
-  p->cv.threshold = self->threshold;
-  p->cv.score_map = self->map_bits;
+  p->op.match.method = method_to_cv (self->method);
+  p->op.match.max_matches = self->max_matches;
+  p->op.match.threshold = self->threshold;
+  p->op.match.score_map = self->map_bits;
   p->display = self->display;
-  t = self->tmpl;
-  self->frame_tmpl = gst_cv_template_ref (t);
-  self->frame_error = g_strdup (self->tmpl_error);
   GST_OBJECT_UNLOCK (self);
+  p->op.templ = t ? &t->cv : NULL;
 }
 
-static TmScratch *
-scratch_get (GstCudaVisionFrame * frame)
+static void
+gst_cuda_template_match_clear_params (GstCudaVisionBase * base,
+    gpointer params)
 {
-  if (!*frame->scratch)
-    *frame->scratch = g_new0 (TmScratch, 1);
-  return *frame->scratch;
+  TmParams *p = params;
+
+  gst_cv_template_unref (p->tmpl);
+  g_free (p->error);
+  memset (p, 0, sizeof (TmParams));
 }
 
-/* Shared checks before matching. Returns CV_OK and sets *go when the frame
- * is to be matched with sc->tmpl. */
+/* Checks before matching: the template's load error, its absence (frames
+ * pass through unmatched, one warning), a template larger than the frame,
+ * a flat one with ccoeff-normed. */
 static int
-prepare_frame (GstCudaTemplateMatch * self, GstCudaVisionFrame * frame,
-    TmScratch * sc, gboolean * go)
+gst_cuda_template_match_prepare_frame (GstCudaVisionBase * base,
+    GstCudaVisionFrame * frame)
 {
+  GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
   const TmParams *p = frame->params;
-  gchar *error = self->frame_error;
-  GstCvTemplate *t = self->frame_tmpl;
+  GstCvTemplate *t = p->tmpl;
   gint w = GST_VIDEO_INFO_WIDTH (frame->in_info);
   gint h = GST_VIDEO_INFO_HEIGHT (frame->in_info);
 
-  *go = FALSE;
-  self->frame_tmpl = NULL;
-  self->frame_error = NULL;
-  gst_cv_template_unref (sc->tmpl);
-  sc->tmpl = t;
-  sc->matched = FALSE;
-
-  if (error) {
+  if (p->error) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-        ("Could not load the template %s", error), (NULL));
-    g_free (error);
+        ("Could not load the template %s", p->error), (NULL));
     return GST_CUDA_VISION_ERROR_POSTED;
   }
   if (!t) {
@@ -472,7 +351,7 @@ prepare_frame (GstCudaTemplateMatch * self, GstCudaVisionFrame * frame,
             t->cv.plane.width, t->cv.plane.height, w, h), (NULL));
     return GST_CUDA_VISION_ERROR_POSTED;
   }
-  if (t->cv.flat && p->cv.method == CV_TM_CCOEFF_NORMED
+  if (t->cv.flat && p->op.match.method == CV_TM_CCOEFF_NORMED
       && self->warned_flat_id != t->cv.id) {
     self->warned_flat_id = t->cv.id;
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
@@ -480,122 +359,7 @@ prepare_frame (GstCudaTemplateMatch * self, GstCudaVisionFrame * frame,
             "are 1 everywhere"), ("OpenCV's definition for a zero-variance "
             "template; use another method"));
   }
-  *go = TRUE;
   return CV_OK;
-}
-
-static int
-gst_cuda_template_match_process_cpu (GstCudaVisionBase * base,
-    GstCudaVisionFrame * frame)
-{
-  GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
-  const TmParams *p = frame->params;
-  TmScratch *sc = scratch_get (frame);
-  gboolean go;
-  int status = prepare_frame (self, frame, sc, &go);
-
-  if (status != CV_OK)
-    return status;
-  if (!go) {
-    /* no template: an empty score map */
-    if (p->cv.score_map)
-      return cv_fill_plane_cpu (&frame->out[0], p->cv.score_map / 8, 0);
-    return CV_OK;
-  }
-  if (!sc->result)
-    sc->result = g_new0 (CvTemplateMatchResult, 1);
-  status = cv_template_match_cpu (&frame->in[0], self->layout, &sc->tmpl->cv,
-      &p->cv, p->cv.score_map ? &frame->out[0] : NULL, sc->result, &sc->cpu_ws,
-      frame->cpu);
-  sc->matched = status == CV_OK;
-  return status;
-}
-
-#ifdef HAVE_CUDA
-static int
-gst_cuda_template_match_process_cuda (GstCudaVisionBase * base,
-    GstCudaVisionFrame * frame)
-{
-  GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
-  const TmParams *p = frame->params;
-  TmScratch *sc = scratch_get (frame);
-  gboolean go;
-  int status = prepare_frame (self, frame, sc, &go);
-
-  if (status != CV_OK)
-    return status;
-  if (!go) {
-    if (p->cv.score_map)
-      return cv_fill_plane_cuda (&frame->out[0], p->cv.score_map / 8, 0,
-          frame->stream);
-    return CV_OK;
-  }
-  if (!sc->result) {
-    cudaError_t e = cudaHostAlloc ((void **) &sc->result,
-        sizeof (CvTemplateMatchResult), cudaHostAllocPortable);
-    if (e != cudaSuccess) {
-      sc->result = NULL;
-      return (int) e;
-    }
-    sc->pinned = TRUE;
-  }
-  status = cv_template_match_cuda (&frame->in[0], self->layout,
-      &sc->tmpl->cv, &p->cv, p->cv.score_map ? &frame->out[0] : NULL,
-      sc->result, &sc->ws, frame->stream);
-  sc->matched = status == CV_OK;
-  return status;
-}
-#endif
-
-static void
-gst_cuda_template_match_free_scratch (GstCudaVisionBase * base,
-    gpointer scratch)
-{
-  TmScratch *sc = scratch;
-
-#ifdef HAVE_CUDA
-  if (sc->pinned)
-    cudaFreeHost (sc->result);
-  else
-    g_free (sc->result);
-  cv_template_match_cuda_free (sc->ws);
-#else
-  g_free (sc->result);
-#endif
-  cv_template_match_cpu_free (sc->cpu_ws);
-  gst_cv_template_unref (sc->tmpl);
-  g_free (sc);
-}
-
-/* Draw a 2-pixel rectangle outline: white in the luma of YUV/GRAY frames,
- * green in RGB frames. */
-static void
-draw_rect (GstVideoFrame * f, gint x0, gint y0, gint rw, gint rh)
-{
-  const GstVideoFormatInfo *fi = f->info.finfo;
-  gboolean rgb = GST_VIDEO_FORMAT_INFO_IS_RGB (fi);
-  gint w = GST_VIDEO_FRAME_WIDTH (f), h = GST_VIDEO_FRAME_HEIGHT (f);
-  gint x, y, x1 = MIN (x0 + rw, w) - 1, y1 = MIN (y0 + rh, h) - 1;
-
-  for (y = y0; y <= y1; y++) {
-    gboolean edge_row = y - y0 < 2 || y1 - y < 2;
-    for (x = x0; x <= x1; x++) {
-      if (!edge_row && x - x0 >= 2 && x1 - x >= 2)
-        continue;
-      if (rgb) {
-        static const guint8 color[3] = { 0, 255, 0 };
-        gint c;
-        for (c = 0; c < 3; c++)
-          ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c))[(gsize) y *
-              GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
-              (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c)] = color[c];
-      } else {
-        ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, 0))[(gsize) y *
-            GST_VIDEO_FRAME_COMP_STRIDE (f, 0) +
-            (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, 0)] = 255;
-      }
-    }
-  }
 }
 
 static GstStructure *
@@ -614,17 +378,16 @@ gst_cuda_template_match_finish_frame (GstCudaVisionBase * base,
 {
   GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
   const TmParams *p = frame->params;
-  TmScratch *sc = *frame->scratch;
-  const CvTemplateMatchResult *r;
+  const CvTemplateMatchResult *r = frame->results;
   GstStructure *st;
   GValue list = G_VALUE_INIT;
   gint tw, th, i;
 
-  if (!sc || !sc->matched || !sc->tmpl)
+  /* no template: no message, no metas */
+  if (!p->tmpl || !r)
     return GST_FLOW_OK;
-  r = sc->result;
-  tw = sc->tmpl->cv.plane.width;
-  th = sc->tmpl->cv.plane.height;
+  tw = p->tmpl->cv.plane.width;
+  th = p->tmpl->cv.plane.height;
 
   if (r->count > 0)
     st = match_structure ("template_match", &r->match[0], tw, th);
@@ -656,31 +419,28 @@ gst_cuda_template_match_finish_frame (GstCudaVisionBase * base,
         gst_structure_new ("template-match", "score", G_TYPE_DOUBLE,
             r->match[i].score, "rank", G_TYPE_UINT, (guint) i, NULL));
   }
-  if (p->display && !p->cv.score_map) {
+  if (p->display && !p->op.match.score_map) {
     GstVideoFrame f;
+    CvRect rects[CV_TEMPLATE_MATCH_MAX_MATCHES];
+    CvPlane planes[GST_VIDEO_MAX_PLANES];
+    CvLumaLayout layout;
+
+    for (i = 0; i < r->count; i++) {
+      rects[i].x = r->match[i].x;
+      rects[i].y = r->match[i].y;
+      rects[i].width = tw;
+      rects[i].height = th;
+    }
     if (gst_video_frame_map (&f, frame->in_info, *outbuf, GST_MAP_READWRITE)) {
-      for (i = 0; i < r->count; i++)
-        draw_rect (&f, r->match[i].x, r->match[i].y, tw, th);
+      gst_cuda_vision_frame_planes (&f, planes);
+      gst_cuda_vision_luma_layout (frame->in_info, &layout);
+      cv_draw_rectangles (&planes[0], layout, rects, r->count, 2);
       gst_video_frame_unmap (&f);
     } else {
       GST_WARNING_OBJECT (self, "could not map the frame to draw on it");
     }
   }
   return GST_FLOW_OK;
-}
-
-static gboolean
-gst_cuda_template_match_stop (GstBaseTransform * trans)
-{
-  GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (trans);
-  gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
-
-  gst_cv_template_unref (self->frame_tmpl);
-  self->frame_tmpl = NULL;
-  g_clear_pointer (&self->frame_error, g_free);
-  self->warned_no_template = FALSE;
-  self->warned_flat_id = 0;
-  return ret;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -695,11 +455,18 @@ gst_cuda_template_match_set_property (GObject * object, guint prop_id,
 
   switch (prop_id) {
     case PROP_TEMPLATE:
-      load_template_path (self, g_value_get_string (value));
+      /* loads in a thread of its own: returns at once */
+      gst_cv_template_source_set_path (self->tsrc, g_value_get_string (value));
       return;
-    case PROP_TEMPLATE_SAMPLE:
-      load_template_sample (self, g_value_get_boxed (value));
+    case PROP_TEMPLATE_SAMPLE:{
+      gchar *error = NULL;
+      if (!gst_cv_template_source_set_sample (self->tsrc,
+              g_value_get_boxed (value), &error))
+        GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Could not use the "
+                "template-sample: %s", error), ("the next frame fails"));
+      g_free (error);
       return;
+    }
     default:
       break;
   }
@@ -740,19 +507,28 @@ gst_cuda_template_match_get_property (GObject * object, guint prop_id,
 {
   GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (object);
 
-  /* the template being loaded from a file, if any (bounded wait) */
-  if (prop_id == PROP_TEMPLATE_SAMPLE)
-    finish_pending_load (self);
+  switch (prop_id) {
+    case PROP_TEMPLATE:
+      g_value_take_string (value,
+          gst_cv_template_source_dup_path (self->tsrc));
+      return;
+    case PROP_TEMPLATE_SAMPLE:{
+      /* waits for a template being loaded from a file (bounded) */
+      GstCvTemplate *t = NULL;
+      gchar *error = NULL;
+      gst_cv_template_source_get (self->tsrc, &t, &error);
+      g_value_set_boxed (value, t ? t->sample : NULL);
+      gst_cv_template_unref (t);
+      g_free (error);
+      return;
+    }
+    default:
+      break;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_METHOD:
       g_value_set_enum (value, self->method);
-      break;
-    case PROP_TEMPLATE:
-      g_value_set_string (value, self->template_path);
-      break;
-    case PROP_TEMPLATE_SAMPLE:
-      g_value_set_boxed (value, self->tmpl ? self->tmpl->sample : NULL);
       break;
     case PROP_MAX_MATCHES:
       g_value_set_uint (value, self->max_matches);
@@ -778,13 +554,7 @@ gst_cuda_template_match_finalize (GObject * object)
 {
   GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (object);
 
-  gst_cv_template_unref (self->tmpl);
-  gst_cv_template_unref (self->frame_tmpl);
-  if (self->pending)
-    gst_cv_template_load_unref (self->pending);
-  g_free (self->template_path);
-  g_free (self->tmpl_error);
-  g_free (self->frame_error);
+  gst_cv_template_source_free (self->tsrc);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -793,7 +563,6 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVisionBaseClass *base_class = GST_CUDA_VISION_BASE_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
@@ -899,22 +668,19 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
 
   base_class->transform_format_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_template_match_transform_format_caps);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_template_match_stop);
-
+  base_class->cpu_ops = &cv_template_match_cpu_ops;
+  base_class->cuda_ops = &cv_template_match_cuda_ops;
+  base_class->op_info_size = sizeof (CvTemplateMatchInfo);
   base_class->params_size = sizeof (TmParams);
   base_class->get_params =
       GST_DEBUG_FUNCPTR (gst_cuda_template_match_get_params);
+  base_class->clear_params =
+      GST_DEBUG_FUNCPTR (gst_cuda_template_match_clear_params);
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_template_match_set_info);
-  base_class->process_cpu =
-      GST_DEBUG_FUNCPTR (gst_cuda_template_match_process_cpu);
-#ifdef HAVE_CUDA
-  base_class->process_cuda =
-      GST_DEBUG_FUNCPTR (gst_cuda_template_match_process_cuda);
-#endif
+  base_class->prepare_frame =
+      GST_DEBUG_FUNCPTR (gst_cuda_template_match_prepare_frame);
   base_class->finish_frame =
       GST_DEBUG_FUNCPTR (gst_cuda_template_match_finish_frame);
-  base_class->free_scratch =
-      GST_DEBUG_FUNCPTR (gst_cuda_template_match_free_scratch);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_TEMPLATE_MATCH_METHOD, 0);
 }
@@ -927,6 +693,7 @@ gst_cuda_template_match_init (GstCudaTemplateMatch * self)
   self->threshold = DEFAULT_THRESHOLD;
   self->display = DEFAULT_DISPLAY;
   self->score_map = DEFAULT_SCORE_MAP;
+  self->tsrc = gst_cv_template_source_new (TEMPLATE_LOAD_TIMEOUT);
   gst_cuda_vision_base_set_output_is_input (GST_CUDA_VISION_BASE (self),
       !self->score_map);
 }

@@ -11,6 +11,8 @@
 #include <gst/video/video.h>
 
 #include "cvimage.h"
+#include "cvop.h"
+#include "gstcvformat.h"
 
 G_BEGIN_DECLS
 #define GST_TYPE_CUDA_VISION_BASE (gst_cuda_vision_base_get_type ())
@@ -54,63 +56,58 @@ typedef enum
 
 /**
  * GstCudaVisionFrame:
- * One frame as a subclass sees it in process_cpu()/process_cuda().
- * @in, @out: the planes of the input and output frame. On the CPU path they
- *   point into the mapped buffers (host memory, the buffers' own strides);
- *   on the CUDA path into device memory of this slot (pitched). Planes that
- *   the subclass did not ask to be uploaded (upload_planes) have data NULL
- *   on the CUDA path. width/height are those of the plane's first component.
+ * One frame as a subclass sees it in prepare_frame() and finish_frame().
  * @in_info, @out_info: the negotiated video infos.
  * @params: the subclass's parameter snapshot (params_size bytes), taken by
  *   get_params() when the frame entered the element: property changes take
- *   effect at frame boundaries even with several frames in flight.
- * @stream: the slot's cudaStream_t (CUDA path), NULL on the CPU path. Queue
- *   all work on it and do not wait for it.
- * @slot: index of the slot, 0 .. pipeline-depth - 1.
- * @scratch: per-slot pointer owned by the subclass (e.g. device scratch
- *   memory, allocated lazily on first use); freed with free_scratch() when
- *   the slots are torn down (caps change, stop).
- * @cpu: process_cpu(): how the CPU call runs (the `n-threads` property and
- *   the element's cancel flag, set while flushing or stopping): pass it to
- *   the cv_*_cpu() call. NULL on the CUDA path.
+ *   effect at frame boundaries even with several frames in flight; it
+ *   lives until the frame leaves (clear_params() then).
+ * @backend: where the frame is computed (CUDA or CPU).
+ * @slot: index of the frame's slot, 0 .. pipeline-depth - 1.
+ * @results: finish_frame(): what the operator found (its results(), e.g.
+ *   CvTemplateMatchResult), NULL for operators without results; NULL in
+ *   prepare_frame().
  */
 typedef struct
 {
-  CvPlane in[GST_VIDEO_MAX_PLANES];
-  CvPlane out[GST_VIDEO_MAX_PLANES];
   const GstVideoInfo *in_info;
   const GstVideoInfo *out_info;
-  gconstpointer params;
-  gpointer stream;
+  gpointer params;
+  GstCudaVisionBackend backend;
   guint slot;
-  gpointer *scratch;
-  const CvCpuExec *cpu;
+  gconstpointer results;
 } GstCudaVisionFrame;
 
-/* Returned by process_cpu()/process_cuda() that posted their own element
- * error (GST_ELEMENT_ERROR): the base stops with GST_FLOW_ERROR and posts
+/* Returned by prepare_frame() that posted its own element error
+ * (GST_ELEMENT_ERROR): the base stops with GST_FLOW_ERROR and posts
  * nothing more. */
 #define GST_CUDA_VISION_ERROR_POSTED (-100)
 
 /**
  * GstCudaVisionBaseClass:
- * @params_size: bytes of the per-frame parameter snapshot.
+ * @cpu_ops: the algorithm's CPU operator table (kernels/cvop.h), required.
+ * @cuda_ops: its CUDA operator table; one that cv_op_available() refuses
+ *   (a build without CUDA) means no GPU version.
+ * @op_info_size: bytes of the operator's info (the algorithm's CvXxxInfo).
+ * @params_size: bytes of the per-frame parameter snapshot (the operator's
+ *   params first, the subclass's own fields after them if any).
  * @get_params: copy the element's properties into @params (take
- *   GST_OBJECT_LOCK). Called once per frame in the streaming thread.
- * @set_info: validate the negotiated caps and prepare (formats, layouts,
- *   upload_planes). Return FALSE to refuse them (not-negotiated).
- * @process_cpu: compute @frame on the CPU. Returns CV_OK, a CV_ERROR_*
- *   (CV_ERROR_CANCELLED: the frame is dropped silently, the element is
- *   flushing or stopping) or GST_CUDA_VISION_ERROR_POSTED.
- * @process_cuda: queue @frame's work on frame->stream. Returns CV_OK, a
- *   CV_ERROR_* or a cudaError_t. NULL when the element has no GPU version.
- * @finish_frame: optional; called when a frame's result is complete (the
- *   GPU work of its slot has finished), in output order, before *outbuf is
- *   pushed: post messages, attach metas, draw (gst_buffer_make_writable()
- *   on *outbuf is cheap: the element holds no other reference). frame->in
- *   and frame->out are not set here.
- * @free_scratch: optional; frees what process_cuda/process_cpu put in
- *   *frame->scratch. Called with the element's CUDA context current.
+ *   GST_OBJECT_LOCK); may take references (released by clear_params).
+ *   Called once per frame in the streaming thread.
+ * @clear_params: optional; release what get_params() took (called when the
+ *   frame leaves the element, and before a slot's snapshot is retaken).
+ * @set_info: validate the negotiated caps and fill @op_info, the
+ *   operator's info (formats, sizes, layouts); optionally
+ *   gst_cuda_vision_base_set_upload_planes() and
+ *   gst_cuda_vision_base_set_output_is_input(). Return FALSE to refuse
+ *   them (not-negotiated).
+ * @prepare_frame: optional; per-frame checks before the operator runs
+ *   (warnings, estimates, element errors). Returns CV_OK, a CV_ERROR_* or
+ *   GST_CUDA_VISION_ERROR_POSTED.
+ * @finish_frame: optional; called when a frame's result is complete, in
+ *   output order, before *outbuf is pushed: post messages, attach metas,
+ *   draw (gst_buffer_make_writable() on *outbuf is cheap: the element holds
+ *   no other reference). frame->results is the operator's results.
  * @transform_format_caps: optional; like GstBaseTransform::transform_caps
  *   but on plain caps without memory features and without filter: map
  *   formats/sizes of one pad to the other (default: identity). The base
@@ -122,16 +119,18 @@ struct _GstCudaVisionBaseClass
 {
   GstBaseTransformClass parent_class;
 
+  const CvOps *cpu_ops;
+  const CvOps *cuda_ops;
+  gsize op_info_size;
   gsize params_size;
   void (*get_params) (GstCudaVisionBase * self, gpointer params);
+  void (*clear_params) (GstCudaVisionBase * self, gpointer params);
     gboolean (*set_info) (GstCudaVisionBase * self, GstCaps * incaps,
       const GstVideoInfo * in_info, GstCaps * outcaps,
-      const GstVideoInfo * out_info);
-  int (*process_cpu) (GstCudaVisionBase * self, GstCudaVisionFrame * frame);
-  int (*process_cuda) (GstCudaVisionBase * self, GstCudaVisionFrame * frame);
+      const GstVideoInfo * out_info, gpointer op_info);
+  int (*prepare_frame) (GstCudaVisionBase * self, GstCudaVisionFrame * frame);
     GstFlowReturn (*finish_frame) (GstCudaVisionBase * self,
       GstCudaVisionFrame * frame, GstBuffer ** outbuf);
-  void (*free_scratch) (GstCudaVisionBase * self, gpointer scratch);
   GstCaps *(*transform_format_caps) (GstCudaVisionBase * self,
       GstPadDirection direction, GstCaps * caps);
 
@@ -146,7 +145,7 @@ void gst_cuda_vision_base_set_upload_planes (GstCudaVisionBase * self,
 /* Analysis elements (cudatemplatematch) push their input buffer on instead
  * of a new output buffer: no output planes are allocated, mapped or
  * downloaded (frame->out is empty); results are read back by the subclass
- * (e.g. into pinned scratch in process_cuda) and applied in finish_frame().
+ * (the operator's results) and applied in finish_frame().
  * The output caps then equal the input caps, memory features included. Set
  * it at init and whenever the property that decides it changes (then call
  * gst_base_transform_reconfigure_src): it takes effect with the next caps
@@ -154,19 +153,6 @@ void gst_cuda_vision_base_set_upload_planes (GstCudaVisionBase * self,
 void gst_cuda_vision_base_set_output_is_input (GstCudaVisionBase * self,
     gboolean output_is_input);
 
-/* Bytes of pixel data in one row of plane (width x pixel stride of its
- * first component), and the pixel stride alone (2 for NV12's UV plane). */
-gsize gst_cuda_vision_plane_row_bytes (const GstVideoInfo * info,
-    guint plane);
-guint gst_cuda_vision_plane_pixel_stride (const GstVideoInfo * info,
-    guint plane);
-
-/* For set_info(): how to read luma (or the colour components) of the
- * frame's first plane: GRAY8, I420 and NV12 -> the plane itself (bpp 1, no
- * colour offsets); RGBA, BGRA, RGBx, BGRx, RGB, BGR -> bytes per pixel and
- * the R, G, B byte offsets. FALSE for any other format. */
-gboolean gst_cuda_vision_luma_layout (const GstVideoInfo * info,
-    CvLumaLayout * layout);
 
 /* For class_init(): adds the element's "sink" and "src" pad templates
  * (always): the formats (a caps list string, "{ GRAY8, I420 }") in system

@@ -15,7 +15,6 @@
 
 #include "gstcvpinned.h"
 
-#ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cv_pinned_debug);
@@ -233,35 +232,3 @@ gst_cv_pinned_propose_allocation (GstQuery * query, guint min_buffers)
   }
   gst_object_unref (allocator);
 }
-
-#else /* !HAVE_CUDA */
-
-void
-gst_cv_pinned_allocator_register (void)
-{
-}
-
-GstAllocator *
-gst_cv_pinned_allocator_get (void)
-{
-  return NULL;
-}
-
-void
-gst_cv_pinned_allocation_params (GstAllocationParams * params)
-{
-  gst_allocation_params_init (params);
-}
-
-GstBufferPool *
-gst_cv_pinned_pool_new (GstCaps * caps, const GstVideoInfo * info,
-    guint min_buffers)
-{
-  return NULL;
-}
-
-void
-gst_cv_pinned_propose_allocation (GstQuery * query, guint min_buffers)
-{
-}
-#endif

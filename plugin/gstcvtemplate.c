@@ -309,3 +309,140 @@ gst_cv_template_load_wait (GstCvTemplateLoad * l, GstClockTime timeout,
   g_mutex_unlock (&l->lock);
   return done;
 }
+
+/* ------------------------------------------------------------------------ */
+/* An element's template */
+
+struct _GstCvTemplateSource
+{
+  GMutex lock;
+  GstClockTime timeout;
+  gchar *path;
+  GstCvTemplate *tmpl;
+  gchar *error;
+  GstCvTemplateLoad *pending;
+};
+
+GstCvTemplateSource *
+gst_cv_template_source_new (GstClockTime timeout)
+{
+  GstCvTemplateSource *src = g_new0 (GstCvTemplateSource, 1);
+
+  g_mutex_init (&src->lock);
+  src->timeout = timeout;
+  return src;
+}
+
+/* replace everything (taking t, error and pending) */
+static void
+source_set (GstCvTemplateSource * src, GstCvTemplate * t, gchar * error,
+    GstCvTemplateLoad * pending, const gchar * path)
+{
+  GstCvTemplate *old;
+  GstCvTemplateLoad *old_pending;
+
+  g_mutex_lock (&src->lock);
+  old = src->tmpl;
+  src->tmpl = t;
+  g_free (src->error);
+  src->error = error;
+  old_pending = src->pending;
+  src->pending = pending;
+  g_free (src->path);
+  src->path = g_strdup (path);
+  g_mutex_unlock (&src->lock);
+  gst_cv_template_unref (old);
+  if (old_pending)
+    gst_cv_template_load_unref (old_pending);
+}
+
+void
+gst_cv_template_source_free (GstCvTemplateSource * src)
+{
+  source_set (src, NULL, NULL, NULL, NULL);
+  g_mutex_clear (&src->lock);
+  g_free (src);
+}
+
+void
+gst_cv_template_source_set_path (GstCvTemplateSource * src,
+    const gchar * path)
+{
+  if (!path || !*path)
+    source_set (src, NULL, NULL, NULL, NULL);
+  else
+    source_set (src, NULL, NULL, gst_cv_template_load_file (path,
+            src->timeout), path);
+}
+
+gboolean
+gst_cv_template_source_set_sample (GstCvTemplateSource * src,
+    GstSample * sample, gchar ** error)
+{
+  GstCvTemplate *t;
+
+  if (!sample) {
+    source_set (src, NULL, NULL, NULL, NULL);
+    return TRUE;
+  }
+  t = gst_cv_template_new_from_sample (sample, error);
+  source_set (src, t, t ? NULL : g_strdup_printf ("template-sample: %s",
+          *error), NULL, NULL);
+  return t != NULL;
+}
+
+/* wait for the pending load, if any, and make its outcome the template */
+static void
+finish_pending (GstCvTemplateSource * src)
+{
+  GstCvTemplateLoad *load;
+  GstCvTemplate *t = NULL;
+  gchar *error = NULL;
+
+  g_mutex_lock (&src->lock);
+  load = src->pending ? gst_cv_template_load_ref (src->pending) : NULL;
+  g_mutex_unlock (&src->lock);
+  if (!load)
+    return;
+  if (!gst_cv_template_load_wait (load, src->timeout, &t, &error))
+    error = g_strdup_printf ("'%s': still loading after %" GST_TIME_FORMAT,
+        gst_cv_template_load_path (load), GST_TIME_ARGS (src->timeout));
+  g_mutex_lock (&src->lock);
+  if (src->pending == load) {
+    gst_cv_template_load_unref (src->pending);
+    src->pending = NULL;
+    gst_cv_template_unref (src->tmpl);
+    src->tmpl = t;
+    g_free (src->error);
+    src->error = error;
+    t = NULL;
+    error = NULL;
+  }
+  g_mutex_unlock (&src->lock);
+  /* a newer template was set meanwhile: this outcome is stale */
+  gst_cv_template_unref (t);
+  g_free (error);
+  gst_cv_template_load_unref (load);
+}
+
+void
+gst_cv_template_source_get (GstCvTemplateSource * src, GstCvTemplate ** tmpl,
+    gchar ** error)
+{
+  finish_pending (src);
+  g_mutex_lock (&src->lock);
+  *tmpl = gst_cv_template_ref (src->tmpl);
+  *error = g_strdup (src->error);
+  g_mutex_unlock (&src->lock);
+}
+
+gchar *
+gst_cv_template_source_dup_path (GstCvTemplateSource * src)
+{
+  gchar *path;
+
+  g_mutex_lock (&src->lock);
+  path = g_strdup (src->path);
+  g_mutex_unlock (&src->lock);
+  return path;
+}

@@ -56,5 +56,31 @@ const gchar *gst_cv_template_load_path (GstCvTemplateLoad * load);
 GstCvTemplateLoad *gst_cv_template_load_ref (GstCvTemplateLoad * load);
 void gst_cv_template_load_unref (GstCvTemplateLoad * load);
 
+/* An element's template (its own lock): set from a file (loaded as above)
+ * or from a sample, read once per frame. The last one set wins. */
+typedef struct _GstCvTemplateSource GstCvTemplateSource;
+
+/* timeout: the longest a load may take, and the longest a reader waits */
+GstCvTemplateSource *gst_cv_template_source_new (GstClockTime timeout);
+void gst_cv_template_source_free (GstCvTemplateSource * src);
+
+/* A file: loading starts at once in its own thread; NULL or "" removes the
+ * template. */
+void gst_cv_template_source_set_path (GstCvTemplateSource * src,
+    const gchar * path);
+/* A sample (NULL removes the template): FALSE with *error when it is
+ * refused (see gst_cv_template_new_from_sample); frames then fail with
+ * "template-sample: <error>". */
+gboolean gst_cv_template_source_set_sample (GstCvTemplateSource * src,
+    GstSample * sample, gchar ** error);
+
+/* The template for the next frame, waiting for a load set before (at
+ * most the timeout): *tmpl a new reference or NULL (no template, or it
+ * failed), *error NULL or why it failed ("'path': reason"). */
+void gst_cv_template_source_get (GstCvTemplateSource * src,
+    GstCvTemplate ** tmpl, gchar ** error);
+/* The path set (NULL when the template came from a sample). */
+gchar *gst_cv_template_source_dup_path (GstCvTemplateSource * src);
+
 G_END_DECLS
 #endif

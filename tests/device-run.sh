@@ -6,6 +6,9 @@
 #   tests/device-run.sh BUILD_DIR upstream  (the reliability issue's crash
 #                                            pipelines: videoscale into each
 #                                            element on the GPU)
+#   tests/device-run.sh BUILD_DIR sanitize  (compute-sanitizer memcheck and
+#                                            racecheck: gpu suites, a sweep
+#                                            slice)
 #   tests/device-run.sh BUILD_DIR sweep     (not part of all; SWEEP_ARGS adds
 #                                            options, e.g. "--seed 7")
 # Logs go to $OUT when set (the device tool's output folder), else ./out.
@@ -112,6 +115,42 @@ if [ "$what" = upstream ]; then
   done < /tmp/upstream-cases
   echo "upstream: $n pipelines, $bad failed (crashed: exit >= 128)" | tee -a "$out/upstream.log"
   [ $bad -eq 0 ] || status=1
+fi
+if [ "$what" = sanitize ]; then
+  # compute-sanitizer: memcheck (device out-of-bounds, misaligned and
+  # uninitialised accesses, device memory leaks) over the gpu suites of the
+  # C interface and the base element and a slice of the sweep; racecheck
+  # (shared-memory races) over the operators' kernels
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for t in ${SANITIZE_TESTS:-test_cvops test_base test_badinput test_pinned_cuda test_cudamem}; do
+    [ -x "$b/tests/$t" ] || continue
+    CUDAVISION_TEST_BACKEND=cuda CK_FORK=no CVOPS_SMALL=1 timeout ${TEST_TIMEOUT:-240} \
+      "$cs" --tool memcheck --leak-check full --error-exitcode 86 "$b/tests/$t" \
+      > "$out/memcheck-$t.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || status=1
+    echo "memcheck $t: rc=$rc $(grep -E 'ERROR SUMMARY' "$out/memcheck-$t.log" | tail -1)"
+  done
+  if [ -x "$b/tests/test_cvops" ]; then
+    CUDAVISION_TEST_BACKEND=cuda CK_FORK=no CVOPS_SMALL=1 timeout ${TEST_TIMEOUT:-240} \
+      "$cs" --tool racecheck --error-exitcode 86 "$b/tests/test_cvops" \
+      > "$out/racecheck-test_cvops.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || status=1
+    echo "racecheck test_cvops: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/racecheck-test_cvops.log" | tail -1)"
+  fi
+  # a slice of the sweep, each run in its own process under memcheck
+  printf '#!/bin/sh\nexec "%s" --tool memcheck --error-exitcode 86 --print-limit 10 "%s" "$@"\n' \
+    "$cs" "$PWD/$b/tests/cv-sweep-case" > /tmp/cv-sweep-memcheck
+  chmod +x /tmp/cv-sweep-memcheck
+  rm -rf /tmp/cv-sweep-cs
+  PYTHONUNBUFFERED=1 timeout ${SWEEP_TIMEOUT:-300} python3 tests/sweep/sweep.py --mode gpu --no-serve \
+    --case-bin /tmp/cv-sweep-memcheck --jobs "$(nproc)" --work /tmp/cv-sweep-cs \
+    --limit ${SANITIZE_SWEEP_CASES:-60} --timeout 240 --keep \
+    --report "$out/memcheck-sweep.txt" > "$out/memcheck-sweep.log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || status=1
+  echo "memcheck sweep slice: rc=$rc $(grep -E '^seed [0-9]+:' "$out/memcheck-sweep.log" | tail -1)"
 fi
 if [ "$what" = sweep ]; then
   # the sweep through real upstream elements, backend=cuda against

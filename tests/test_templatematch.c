@@ -2,12 +2,14 @@
  * double-precision reference, template sizes 1x1 .. frame, formats, real
  * frames, NMS and threshold, messages and metas, bad input, template
  * changes while playing, score map, GPU == CPU, and the CPU's two
- * correlation paths (direct, FFT) through the C ABI.
+ * correlation paths (direct, FFT) through their internal entry points.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "cvtest.h"
 #include "cvtemplatematch.h"
+/* the CPU implementation behind the operator, and its two paths */
+#include "cpu-internal.h"
 #include "templatematch-paths.h"
 
 #include <math.h>
@@ -1303,7 +1305,8 @@ GST_START_TEST (test_gpu_equals_cpu)
 
 GST_END_TEST;
 
-/* ---- the CPU's correlation paths (C ABI) ---- */
+/* ---- the CPU's correlation paths (the internal entry points of
+ * cpu-fallback/cpu-internal.h, below the operator) ---- */
 
 #ifdef CVTM_TEST_HAVE_FFTW
 #define FFT_PATH CV_TM_CPU_PATH_FFT

@@ -15,17 +15,21 @@
  *
  * Usage: edges-app [--frames N] [--switch-at K] [--threshold-before T0]
  *          [--threshold-after T1] [--pattern NAME] [--size WxH]
- *          [--backend auto|cuda|cpu] [--input FILE-OR-URI]
+ *          [--backend auto|cuda|cpu] [--input FILE-OR-URI] [--build-dir DIR]
  *
- * Output, one line per frame then a summary:
+ * Output, one line per frame, a summary of the counts, then the summary
+ * line shared by the scripts of pipelines/:
  *   frame 3: 68296 edge pixels (threshold 20)
  *   summary: frames 20, backend cpu, first 68296 edges (threshold 20),
  *     last 55862 edges (threshold 120)
+ *   edges-app: 20 frames, 95.3 fps, backend cpu, output none
  * Exit status 0 on success, 1 on a GStreamer error (message on stderr),
  * 2 on bad arguments.
  *
- * Needs the plugin on GST_PLUGIN_PATH (the build's plugin/ folder) or
- * installed.
+ * The plugin: --build-dir DIR scans DIR/plugin; without it
+ * GST_PLUGIN_PATH, when set, or the installed plugin; when neither is set
+ * the plugin of the build this program was built in (CV_BUILD_PLUGIN_DIR,
+ * set by pipelines/meson.build).
  */
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
@@ -33,6 +37,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef CV_BUILD_PLUGIN_DIR
+#define CV_BUILD_PLUGIN_DIR NULL
+#endif
 
 typedef struct
 {
@@ -137,6 +145,8 @@ main (int argc, char **argv)
   guint64 first = 0, last = 0;
   gint first_thr = 0, last_thr = 0;
   gchar *active = NULL;
+  gchar *build_dir = NULL, *plugin_dir = NULL;
+  gint64 t0, t1;
   GOptionEntry entries[] = {
     {"frames", 0, 0, G_OPTION_ARG_INT, &o.frames, "Frames to process (20)",
         "N"},
@@ -153,6 +163,9 @@ main (int argc, char **argv)
         "cudasobel backend: auto, cuda or cpu (auto)", "B"},
     {"input", 0, 0, G_OPTION_ARG_STRING, &o.input,
         "Video file or URI instead of videotestsrc", "FILE"},
+    {"build-dir", 0, 0, G_OPTION_ARG_FILENAME, &build_dir,
+          "Take the plugin from DIR/plugin (default: GST_PLUGIN_PATH when "
+          "set, else this program's build)", "DIR"},
     {NULL}
   };
 
@@ -178,6 +191,23 @@ main (int argc, char **argv)
     g_printerr ("edges-app: bad argument (see --help)\n");
     return 2;
   }
+  if (build_dir != NULL)
+    plugin_dir = g_build_filename (build_dir, "plugin", NULL);
+  else if (g_getenv ("GST_PLUGIN_PATH") == NULL && CV_BUILD_PLUGIN_DIR)
+    plugin_dir = g_strdup (CV_BUILD_PLUGIN_DIR);
+  if (plugin_dir != NULL) {
+    gchar *so = g_build_filename (plugin_dir, "libgstcudavision.so", NULL);
+    gboolean found = g_file_test (so, G_FILE_TEST_IS_REGULAR);
+
+    g_free (so);
+    if (!found && build_dir != NULL) {
+      g_printerr ("edges-app: no plugin in %s\n", plugin_dir);
+      return 2;
+    }
+    if (found)
+      gst_registry_scan_path (gst_registry_get (), plugin_dir);
+    g_free (plugin_dir);
+  }
 
   desc = build_description (&o);
   g_print ("pipeline: %s\n", desc);
@@ -196,6 +226,7 @@ main (int argc, char **argv)
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   g_assert (sobel != NULL && sink != NULL);
 
+  t0 = g_get_monotonic_time ();
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE) {
     if (!bus_error (pipeline, 0))
@@ -236,6 +267,7 @@ main (int argc, char **argv)
     last = n;
     last_thr = current;
   }
+  t1 = g_get_monotonic_time ();
   if (ret == 0 && bus_error (pipeline, 0))
     ret = 1;
   if (ret == 0) {
@@ -251,6 +283,8 @@ main (int argc, char **argv)
         " edges (threshold %d), last %" G_GUINT64_FORMAT
         " edges (threshold %d)\n", o.frames, active, first, first_thr, last,
         last_thr);
+    g_print ("edges-app: %d frames, %.1f fps, backend %s, output none\n",
+        o.frames, t1 > t0 ? o.frames * 1e6 / (t1 - t0) : 0.0, active);
   }
 
 done:
@@ -263,5 +297,6 @@ done:
   g_free (o.backend);
   g_free (o.input);
   g_free (size);
+  g_free (build_dir);
   return ret;
 }

@@ -15,19 +15,23 @@ On a static pattern every frame read before the change has the same count
 and the count drops once the new threshold reaches the element (frames
 already queued when it changes still have the old one).
 
-Output, one line per frame then a summary:
+Output, one line per frame, a summary of the counts, then the summary line
+shared by the scripts of pipelines/:
   frame 3: 68296 edge pixels (threshold 20)
   summary: frames 20, backend cpu, first 68296 edges (threshold 20),
     last 55862 edges (threshold 120)
+  edges_app.py: 20 frames, 95.3 fps, backend cpu, output none
 Exit status 0 on success, 1 on a GStreamer error (message on stderr), 2 on
-bad arguments. Needs the plugin on GST_PLUGIN_PATH (the build's plugin/
-folder) or installed. Run with /usr/bin/python3 (Debian's python3-gi).
+bad arguments. The plugin: --build-dir DIR (DIR/plugin), else
+GST_PLUGIN_PATH when set, else build/ of the repository this file is in,
+else the installed plugin. Run with /usr/bin/python3 (Debian's python3-gi).
 """
 
 import argparse
 import os
 import re
 import sys
+import time
 
 import gi
 
@@ -76,6 +80,25 @@ def bus_error(pipeline, timeout=0):
     return True
 
 
+def use_build(build_dir):
+    """Put the build's plugin folder on GST_PLUGIN_PATH (before Gst.init)."""
+    if build_dir:
+        plugin_dir = os.path.abspath(os.path.join(build_dir, "plugin"))
+        if not os.path.isfile(os.path.join(plugin_dir,
+                                           "libgstcudavision.so")):
+            return f"no plugin in {plugin_dir}"
+    elif os.environ.get("GST_PLUGIN_PATH"):
+        return None
+    else:
+        here = os.path.dirname(os.path.abspath(__file__))
+        plugin_dir = os.path.join(here, "..", "..", "build", "plugin")
+        if not os.path.isdir(plugin_dir):
+            return None
+    old = os.environ.get("GST_PLUGIN_PATH")
+    os.environ["GST_PLUGIN_PATH"] = plugin_dir + (":" + old if old else "")
+    return None
+
+
 def description(a):
     if a.input:
         uri = a.input if Gst.uri_is_valid(a.input) else \
@@ -109,6 +132,9 @@ def main():
                    default="auto", help="cudasobel backend (auto)")
     p.add_argument("--input", help="video file or URI instead of "
                    "videotestsrc")
+    p.add_argument("--build-dir", metavar="DIR",
+                   help="take the plugin from DIR/plugin (default: "
+                   "GST_PLUGIN_PATH when set, else build/ of the repository)")
     a = p.parse_args()
     m = re.fullmatch(r"(\d+)x(\d+)", a.size)
     if not m:
@@ -120,6 +146,10 @@ def main():
         p.error("bad argument (see --help)")
 
     sys.stdout.reconfigure(line_buffering=True)
+    why = use_build(a.build_dir)
+    if why:
+        print(f"edges_app: {why}", file=sys.stderr)
+        return 2
     Gst.init(None)
     desc = description(a)
     print(f"pipeline: {desc}")
@@ -132,6 +162,7 @@ def main():
     sink = pipeline.get_by_name("sink")
 
     ret = 0
+    t0 = time.monotonic()
     if pipeline.set_state(Gst.State.PLAYING) == \
             Gst.StateChangeReturn.FAILURE:
         if not bus_error(pipeline):
@@ -161,6 +192,7 @@ def main():
         if first is None:
             first = (n, current)
         last = (n, current)
+    seconds = time.monotonic() - t0
     if ret == 0 and bus_error(pipeline):
         ret = 1
     if ret == 0:
@@ -168,8 +200,12 @@ def main():
         print(f"summary: frames {a.frames}, backend {backend}, "
               f"first {first[0]} edges (threshold {first[1]}), "
               f"last {last[0]} edges (threshold {last[1]})")
+        print(f"edges_app.py: {a.frames} frames, "
+              f"{a.frames / seconds if seconds > 0 else 0.0:.1f} fps, "
+              f"backend {backend}, output none")
     pipeline.set_state(Gst.State.NULL)
     return ret
+
 
 if __name__ == "__main__":
     sys.exit(main())

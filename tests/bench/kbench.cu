@@ -1,4 +1,5 @@
-/* gst-cuda-vision benchmark: device-resident kernel timings.
+/* gst-cuda-vision benchmark: device-resident kernel timings, through the
+ * CUDA operators the elements run (cv_*_cuda_ops, one submit per launch).
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "kbench.h"
@@ -89,14 +90,17 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
   Plane in, out;
   CvSobelParams sp = { 0, 20 };
   CvLumaLayout l;
+  /* the operator of the kernel timed, its frame and exec */
+  const CvOps *ops = NULL;
+  void *op = NULL;
+  CvFrame frame = { };
+  CvExec ex = { };
   /* templatematch64 / templatematch200 */
   std::vector < unsigned char >tpix;
   CvTemplate tm = { };
-  CvTemplateMatchParams tp = { CV_TM_CCOEFF_NORMED, 1, -1.0, 0 };
-  CvTemplateMatchResult *tres = NULL;
-  void *tws = NULL;
+  CvTemplateMatchFrameParams tp = { {CV_TM_CCOEFF_NORMED, 1, -1.0, 0},
+  &tm };
   CvConvolveParams cp;
-  void *cscratch = NULL;
   int cchannels = 1;
 
   if (!layout_of (format, &l)) {
@@ -119,8 +123,21 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     CK (alloc_random (in, width, height, l.bpp));
     CK (alloc_random (out, width, height, 1));
     *bytes = (double) width * height * (l.bpp + 1);
+    CvSobelInfo info = { };
+    info.layout = l;
+    info.width = width;
+    info.height = height;
+    info.n_out_planes = 1;
+    ops = &cv_sobel_cuda_ops;
+    if (ops->create (&info, &op) != CV_OK) {
+      snprintf (err, err_size, "sobel operator: bad info");
+      return 1;
+    }
+    frame.in[0] = in.p;
+    frame.out[0] = out.p;
     launch = [&](cudaStream_t st) {
-      return cv_sobel_cuda (&in.p, l, &out.p, &sp, st);
+      ex.stream = st;
+      return ops->submit (op, &frame, &sp, &ex);
     };
   } else if (!strcmp (name, "templatematch64")
       || !strcmp (name, "templatematch200")) {
@@ -150,11 +167,22 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     }
     tm.flat = 0;
     tm.id = 1;
-    CK (cudaMallocHost ((void **) &tres, sizeof (CvTemplateMatchResult)));
     *bytes = (double) width * height * l.bpp;
+    CvTemplateMatchInfo info = { };
+    info.layout = l;
+    info.width = width;
+    info.height = height;
+    info.score_map = 0;
+    /* the result in the operator's pinned memory */
+    ops = &cv_template_match_cuda_ops;
+    if (ops->create (&info, &op) != CV_OK) {
+      snprintf (err, err_size, "template matching operator: create failed");
+      return 1;
+    }
+    frame.in[0] = in.p;
     launch = [&](cudaStream_t st) {
-      return cv_template_match_cuda (&in.p, l, &tm, &tp, NULL, tres, &tws,
-          st);
+      ex.stream = st;
+      return ops->submit (op, &frame, &tp, &ex);
     };
   } else if (!strncmp (name, "convolve-", 9)) {
     /* as cudaconvolve prepares them: named chains or one random
@@ -195,9 +223,23 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     CK (alloc_random (in, width, height, l.bpp));
     CK (alloc_random (out, width, height, l.bpp));
     *bytes = (double) width * height * l.bpp * 2;
+    CvConvolveInfo info = { };
+    info.width = width;
+    info.height = height;
+    info.n_planes = 1;
+    info.bpp[0] = l.bpp;
+    info.channels[0] = cchannels;
+    /* the scratch of long chains in the operator */
+    ops = &cv_convolve_cuda_ops;
+    if (ops->create (&info, &op) != CV_OK) {
+      snprintf (err, err_size, "convolve operator: bad info");
+      return 1;
+    }
+    frame.in[0] = in.p;
+    frame.out[0] = out.p;
     launch = [&](cudaStream_t st) {
-      return cv_convolve_cuda (&in.p, &out.p, l.bpp, cchannels, &cp,
-          &cscratch, st);
+      ex.stream = st;
+      return ops->submit (op, &frame, &cp, &ex);
     };
   } else {
     snprintf (err, err_size, "unknown kernel %s", name);
@@ -239,10 +281,7 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
   cudaEventDestroy (a);
   cudaEventDestroy (b);
   cudaStreamDestroy (s);
-  if (tws)
-    cv_template_match_cuda_free (tws);
-  if (tres)
-    cudaFreeHost (tres);
-  cv_convolve_cuda_free_scratch (cscratch);
+  if (op)
+    ops->destroy (op);
   return 0;
 }

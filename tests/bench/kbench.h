@@ -1,6 +1,7 @@
 /* gst-cuda-vision benchmark: device-resident kernel timings (no PCIe, no
- * GStreamer): each kernel launched back to back from a CUDA graph on
- * device buffers holding random data.
+ * GStreamer): each kernel submitted through its CUDA operator
+ * (cv_*_cuda_ops, as the elements run it) back to back from a CUDA graph
+ * on device buffers holding random data.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #ifndef CV_BENCH_KBENCH_H

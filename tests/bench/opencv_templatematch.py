@@ -6,10 +6,12 @@ machine, same run, same frame and template (python3-opencv).
         [--case WxH:TWxTH:METHOD ...] [--path auto|direct|fft]
 
 OpenCV side: cv2.matchTemplate + cv2.minMaxLoc (the best match). Our side:
-cv_template_match_cpu () of the built plugin module through ctypes, best
-match (max-matches 1), with a workspace kept across calls as the element
-keeps it (FFT plans and the template's spectrum made on the first call,
-which is not timed; the template has a fixed id). Both on the same random
+cv_template_match_cpu (), the CPU implementation below the operator
+(cpu-fallback/cpu-internal.h), through ctypes from the CPU library built as
+build/tests/libcvcpu-bench.so, best match (max-matches 1), with a workspace
+kept across calls as the operator keeps it (FFT plans and the template's
+spectrum made on the first call, which is not timed; the template has a
+fixed id). Both on the same random
 GRAY8 frame with the template cut from it. --path sets CUDAVISION_TM_PATH
 (our correlation path). Prints best-of-N milliseconds; the machine may be
 shared, so take the best of several runs.
@@ -76,10 +78,11 @@ def main():
     ap.add_argument("--path", default="auto")
     a = ap.parse_args()
     os.environ["CUDAVISION_TM_PATH"] = a.path
-    lib = C.CDLL(os.path.join(a.build_dir, "plugin", "libgstcudavision.so"))
+    lib = C.CDLL(os.path.join(a.build_dir, "tests", "libcvcpu-bench.so"))
+    # the last argument: the CvExec (NULL: OpenMP's default threads)
     lib.cv_template_match_cpu.argtypes = [
         C.POINTER(Plane), Layout, C.POINTER(Templ), C.POINTER(Params),
-        C.c_void_p, C.POINTER(Result), C.POINTER(C.c_void_p)]
+        C.c_void_p, C.POINTER(Result), C.POINTER(C.c_void_p), C.c_void_p]
     lib.cv_template_match_cpu_path.argtypes = [C.c_void_p]
     lib.cv_template_match_cpu_free.argtypes = [C.c_void_p]
     lib.cv_template_stats.argtypes = [C.POINTER(Templ)]
@@ -109,7 +112,7 @@ def main():
         def ours():
             st = lib.cv_template_match_cpu(C.byref(src), Layout(1, -1, -1, -1),
                                            C.byref(t), C.byref(p), None,
-                                           C.byref(res), C.byref(ws))
+                                           C.byref(res), C.byref(ws), None)
             assert st == 0 and res.count == 1
             return (res.match[0].x, res.match[0].y)
 

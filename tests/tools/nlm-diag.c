@@ -1,5 +1,7 @@
-/* nlm-diag: cv_nlmeans_cuda against cv_nlmeans_cpu, straight through the C
- * ABI (no GStreamer, no base class), on random frames with padded strides.
+/* nlm-diag: cv_nlmeans_cuda against cv_nlmeans_cpu, the internal entry
+ * points below the operators (kernels/cuda-internal.h,
+ * cpu-fallback/cpu-internal.h: no GStreamer, no base class, the scratch
+ * memory the tool's own), on random frames with padded strides.
  * For every case: max |GPU - CPU|, % of components that differ, % that
  * differ by more than 1, the first component off by more than 1, and the
  * kernel time (cudaEvent around cv_nlmeans_cuda, second run). The device
@@ -8,11 +10,12 @@
  * components off by more than 1 (or a CUDA/argument error), else 0.
  * Usage: nlm-diag [-q]  (-q: skip the big cases: 1080p, 4K and the
  * whole-frame ones over 256x256 / 300x200). Not a test, not installed: a
- * tool for the GPU machine.
+ * tool for the GPU machine (build/tests/tools/nlm-diag).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "cvnlmeans.h"
+#include "cuda-internal.h"
+#include "cpu-internal.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>

@@ -1,0 +1,113 @@
+/* gst-cuda-vision: the CUDA implementations behind the CUDA operators
+ * (cv_*_cuda_ops), one call per plane. Internal header: the elements use
+ * the operators (cvop.h and the cv<algorithm>.h headers, where the
+ * definitions, formulas and ranges are documented); the operators, the
+ * tests and the tools call these directly.
+ *
+ * Every function takes device planes (any pitch) and a cudaStream_t
+ * (stream): it only queues work on the stream and never waits for it.
+ * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL planes, sizes < 1 or
+ * different between src and dst, a bad layout, parameters out of their
+ * documented ranges, frames beyond the kernels' grid limits),
+ * CV_ERROR_NO_MEMORY, or the cudaError_t (> 0) of the first failing CUDA
+ * call. The results are bit-identical to the CPU implementations
+ * (cpu-fallback/cpu-internal.h), within 1 LSB for non-local means.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CV_CUDA_INTERNAL_H
+#define CV_CUDA_INTERNAL_H
+
+#include "cvsobel.h"
+#include "cvconvolve.h"
+#include "cvnlmeans.h"
+#include "cvtemplatematch.h"
+#include "cvmeanshift.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The Sobel edge map of src (read through layout) into dst (GRAY8). */
+int cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+    const CvSobelParams * params, void *stream);
+
+/* The filter chain on one plane (bpp, channels as cv_convolve_cpu: (1, 1),
+ * (2, 2), (3, 3) or (4, 3)). params is copied into the launch (it may
+ * change as soon as the call returns). scratch points at an opaque pointer
+ * (NULL at first) where device memory is kept for chains whose halo does
+ * not fit in shared memory (run one stage per launch); free it with
+ * cv_convolve_cuda_free_scratch () once the stream's work is done. It is
+ * grown (cudaFree, cudaMalloc) when a frame needs more: the work queued
+ * with it before must be complete. */
+int cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp,
+    int channels, const CvConvolveParams * params, void **scratch,
+    void *stream);
+void cv_convolve_cuda_free_scratch (void *scratch);
+
+/* Bytes of device scratch memory cv_nlmeans_cuda needs for this frame size,
+ * layout and parameters (0: none; params NULL: enough for any) on the
+ * current device (the split depends on its SM count and occupancy: ask on
+ * the device that will run the frames). Bounded (at most 64 MiB) whatever
+ * the size: it holds per-pixel partial sums when the offsets are split over
+ * several blocks (frames that fill less than half the GPU, whole-frame
+ * mode). */
+size_t cv_nlmeans_cuda_scratch_size (int width, int height,
+    CvLumaLayout layout, const CvNlMeansParams * params);
+
+/* Non-local means of src into dst; scratch: device memory of at least
+ * cv_nlmeans_cuda_scratch_size () bytes (NULL when that is 0). */
+int cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+    const CvNlMeansParams * params, void *scratch, size_t scratch_size,
+    void *stream);
+
+/* Template matching: src and score_map are device planes,
+ * templ->plane.data is host memory (uploaded to the workspace when
+ * templ->id changes, every call with id 0), result is page-locked host
+ * memory written by an asynchronous copy at the end of the work queued on
+ * stream: read it only after the stream's work completed. *workspace
+ * holds the device buffers (NULL at first; allocated and grown as needed;
+ * free it with cv_template_match_cuda_free ()). The correlation kernel is
+ * chosen by the template size, or forced by CUDAVISION_TM_PATH=direct or
+ * =gemm, read when the workspace is made. */
+int cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
+    const CvTemplate * templ, const CvTemplateMatchParams * params,
+    CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
+    void *stream);
+
+/* Free a workspace of cv_template_match_cuda () (NULL is fine). The
+ * stream that used it must be idle. */
+void cv_template_match_cuda_free (void *workspace);
+
+/* Mean-shift filtering / segmentation. *work is the caller's workspace
+ * pointer (NULL at first; device scratch and pinned host memory, grown as
+ * needed; synchronises only when it grows); free it with
+ * cv_meanshift_cuda_free (). In segment mode the labels and the count are
+ * copied into pinned memory of *work: read them with
+ * cv_meanshift_cuda_segments () after the stream has completed, before the
+ * next call with the same workspace. */
+int cv_meanshift_cuda (const CvPlane * src, CvLumaLayout layout,
+    CvPlane * dst, const CvMeanShiftParams * params, void **work,
+    void *stream);
+
+/* The segment-mode results of the last cv_meanshift_cuda () call on work:
+ * seg->labels points into work's pinned memory (width * height values). */
+void cv_meanshift_cuda_segments (void *work, CvMeanShiftSegments * seg);
+
+/* Frees a workspace made by cv_meanshift_cuda () (NULL allowed). */
+void cv_meanshift_cuda_free (void *work);
+
+/* Set the first width * bytes_per_pixel bytes of every row of plane to
+ * value (cudaMemset2DAsync). */
+int cv_fill_plane_cuda (CvPlane * plane, int bytes_per_pixel, uint8_t value,
+    void *stream);
+
+/* Copy the first row_bytes bytes of every row of src into dst (planes of
+ * the same height; cudaMemcpy2DAsync, device to device). */
+int cv_copy_plane_cuda (const CvPlane * src, CvPlane * dst, size_t row_bytes,
+    void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CV_CUDA_INTERNAL_H */

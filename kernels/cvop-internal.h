@@ -1,0 +1,159 @@
+/* gst-cuda-vision: what the CPU operators (cpu-fallback/) and the CUDA
+ * operators (kernels/) of an algorithm share: the checks of their info at
+ * create and of every frame at submit, so that both backends accept and
+ * refuse the same infos and frames. Internal header; the rules are
+ * documented with each operator (cv<algorithm>.h).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CV_OP_INTERNAL_H
+#define CV_OP_INTERNAL_H
+
+#include "cvcommon.h"
+#include "cvsobel.h"
+#include "cvconvolve.h"
+#include "cvnlmeans.h"
+#include "cvtemplatematch.h"
+#include "cvmeanshift.h"
+
+/* ---- sobel ---- */
+
+static inline int
+cv_sobel_info_valid (const CvSobelInfo * i)
+{
+  int p;
+
+  if (!i || !cv_layout_valid (i->layout) || i->width < 1 || i->height < 1
+      || i->n_out_planes < 1 || i->n_out_planes > CV_MAX_PLANES)
+    return 0;
+  for (p = 1; p < i->n_out_planes; p++)
+    if (i->out_pixel_stride[p] < 1 || i->out_pixel_stride[p] > 4)
+      return 0;
+  return 1;
+}
+
+static inline int
+cv_sobel_frame_valid (const CvSobelInfo * i, const CvFrame * f)
+{
+  int p;
+
+  if (!f || !cv_plane_is (&f->in[0], i->width, i->height, i->layout.bpp)
+      || !cv_plane_is (&f->out[0], i->width, i->height, 1))
+    return 0;
+  for (p = 1; p < i->n_out_planes; p++)
+    if (!cv_plane_is_part_of (&f->out[p], i->width, i->height,
+            i->out_pixel_stride[p]))
+      return 0;
+  return 1;
+}
+
+/* ---- convolve ---- */
+
+/* the (bpp, channels) pairs of the formats: (1, 1), (2, 2), (3, 3),
+ * (4, 3) */
+static inline int
+cv_convolve_pixel_valid (int bpp, int channels)
+{
+  return (bpp >= 1 && bpp <= 3 && channels == bpp) || (bpp == 4
+      && channels == 3);
+}
+
+static inline int
+cv_convolve_info_valid (const CvConvolveInfo * i)
+{
+  int p;
+
+  if (!i || i->width < 1 || i->height < 1 || i->n_planes < 1
+      || i->n_planes > CV_MAX_PLANES)
+    return 0;
+  for (p = 0; p < i->n_planes; p++)
+    if (!cv_convolve_pixel_valid (i->bpp[p], i->channels[p]))
+      return 0;
+  return 1;
+}
+
+static inline int
+cv_convolve_frame_valid (const CvConvolveInfo * i, const CvFrame * f)
+{
+  int p;
+
+  if (!f || !cv_plane_is (&f->in[0], i->width, i->height, i->bpp[0])
+      || !cv_plane_is (&f->out[0], i->width, i->height, i->bpp[0]))
+    return 0;
+  for (p = 1; p < i->n_planes; p++)
+    if (!cv_plane_is_part_of (&f->in[p], i->width, i->height, i->bpp[p])
+        || !cv_plane_is (&f->out[p], f->in[p].width, f->in[p].height,
+            i->bpp[p]))
+      return 0;
+  return 1;
+}
+
+/* ---- nlmeans ---- */
+
+static inline int
+cv_nlmeans_info_valid (const CvNlMeansInfo * i)
+{
+  int p;
+
+  if (!i || !cv_layout_valid (i->layout) || i->width < 1 || i->height < 1
+      || i->n_planes < 1 || i->n_planes > CV_MAX_PLANES)
+    return 0;
+  for (p = 1; p < i->n_planes; p++)
+    if (i->row_bytes[p] < 1)
+      return 0;
+  return 1;
+}
+
+static inline int
+cv_nlmeans_frame_valid (const CvNlMeansInfo * i, const CvFrame * f)
+{
+  int p;
+
+  if (!f || !cv_plane_is (&f->in[0], i->width, i->height, i->layout.bpp)
+      || !cv_plane_is (&f->out[0], i->width, i->height, i->layout.bpp))
+    return 0;
+  for (p = 1; p < i->n_planes; p++)
+    if (!cv_plane_is_part_of (&f->in[p], i->width, i->height, 1)
+        || !cv_plane_is (&f->out[p], f->in[p].width, f->in[p].height, 1)
+        || f->in[p].stride < i->row_bytes[p]
+        || f->out[p].stride < i->row_bytes[p])
+      return 0;
+  return 1;
+}
+
+/* ---- template matching ---- */
+
+static inline int
+cv_template_match_info_valid (const CvTemplateMatchInfo * i)
+{
+  return i && cv_layout_valid (i->layout) && i->width >= 1
+      && i->height >= 1 && (i->score_map == 0 || i->score_map == 8
+      || i->score_map == 16);
+}
+
+static inline int
+cv_template_match_frame_valid (const CvTemplateMatchInfo * i,
+    const CvFrame * f)
+{
+  return f && cv_plane_is (&f->in[0], i->width, i->height, i->layout.bpp)
+      && (i->score_map == 0 || cv_plane_is (&f->out[0], i->width,
+          i->height, i->score_map / 8));
+}
+
+/* ---- mean shift ---- */
+
+static inline int
+cv_meanshift_info_valid (const CvMeanShiftInfo * i)
+{
+  return i && cv_layout_valid (i->layout) && i->width >= 1
+      && i->height >= 1;
+}
+
+static inline int
+cv_meanshift_frame_valid (const CvMeanShiftInfo * i, const CvFrame * f)
+{
+  return f && cv_plane_is (&f->in[0], i->width, i->height, i->layout.bpp)
+      && cv_plane_is (&f->out[0], i->width, i->height, i->layout.bpp);
+}
+
+#endif /* CV_OP_INTERNAL_H */

@@ -1,0 +1,476 @@
+/* gst-cuda-vision: the CUDA backend (built with CUDA only). Every slot has
+ * its own non-blocking stream, 4 events (before upload, after upload,
+ * after the operator, done), pitched device planes and lazily allocated
+ * pinned staging. A frame's upload, operator and download are queued on
+ * the slot's stream; planes in GstCudaMemory of the element's context are
+ * used in place, planes in pinned memory (checked with
+ * cudaPointerGetAttributes) are copied by DMA straight from/to the buffer,
+ * pageable ones go through the staging (one CPU copy). All CUDA work runs
+ * in the shared CUDA context (gstcvcudacontext.c), or the device's primary
+ * context in a build without gstreamer-cuda.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+#include "gstcudavisionbase-private.h"
+#include "gstcvcudacontext.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vision_base_debug);
+#define GST_CAT_DEFAULT gst_cuda_vision_base_debug
+
+typedef struct
+{
+  cudaStream_t stream;
+  cudaEvent_t ev[4];
+  CvPlane d_in[GST_VIDEO_MAX_PLANES];
+  CvPlane d_out[GST_VIDEO_MAX_PLANES];
+  guint8 *h_in[GST_VIDEO_MAX_PLANES];   /* pinned staging, lazily */
+  guint8 *h_out[GST_VIDEO_MAX_PLANES];
+  gboolean out_staged;          /* the download went to h_out */
+} CudaSlot;
+
+#define CUDA_CHECK(self, call) \
+  cuda_check ((self), (call), #call, __FILE__, GST_FUNCTION, __LINE__)
+
+/* a failing CUDA call: an element error naming it */
+static gboolean
+cuda_check (GstCudaVisionBase * self, cudaError_t err, const gchar * what,
+    const gchar * file, const gchar * func, gint line)
+{
+  if (G_LIKELY (err == cudaSuccess))
+    return TRUE;
+  (void) cudaGetLastError ();   /* clear a non-sticky error */
+  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
+      GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED,
+      g_strdup_printf ("CUDA error: %s", cudaGetErrorString (err)),
+      g_strdup_printf ("%s failed: %s (%s)", what, cudaGetErrorName (err),
+          cudaGetErrorString (err)), file, func, line);
+  return FALSE;
+}
+
+static const gchar *
+cuda_error_string (int status)
+{
+  return cudaGetErrorString ((cudaError_t) status);
+}
+
+/* Make the element's CUDA context current in this thread (pair with
+ * cuda_leave ()). */
+static gboolean
+cuda_enter (GstCudaVisionBase * self, gboolean post_error)
+{
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+
+  if (priv->ctx) {
+    if (gst_cv_cuda_context_push (priv->ctx))
+      return TRUE;
+    if (post_error)
+      GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("CUDA error: could not make "
+              "the CUDA context current"), ("gst_cuda_context_push failed"));
+    return FALSE;
+  }
+  if (!post_error)
+    return cudaSetDevice (priv->device) == cudaSuccess;
+  return CUDA_CHECK (self, cudaSetDevice (priv->device));
+}
+
+static void
+cuda_leave (GstCudaVisionBase * self)
+{
+  if (GST_CV_PRIV (self)->ctx)
+    gst_cv_cuda_context_pop ();
+}
+
+static void
+cuda_ready (GstCudaVisionBase * self, gint device_id)
+{
+  int n = 0;
+
+  /* no GPU: nothing to look for; start () decides and says why */
+  if (cudaGetDeviceCount (&n) == cudaSuccess && n > device_id)
+    gst_cv_cuda_context_ensure (GST_ELEMENT (self), device_id,
+        &GST_CV_PRIV (self)->ctx);
+  (void) cudaGetLastError ();
+}
+
+static gboolean
+cuda_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
+{
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+  int n = 0;
+  cudaError_t err = cudaGetDeviceCount (&n);
+
+  if (err != cudaSuccess) {
+    *reason = g_strdup_printf ("no usable CUDA driver or device: %s",
+        cudaGetErrorString (err));
+    (void) cudaGetLastError ();
+    return FALSE;
+  }
+  if (n == 0) {
+    *reason = g_strdup ("no CUDA device found");
+    return FALSE;
+  }
+  if (device_id >= n) {
+    *reason = g_strdup_printf ("device-id %d does not exist (%d CUDA "
+        "device%s)", device_id, n, n == 1 ? "" : "s");
+    return FALSE;
+  }
+  if (gst_cv_cuda_context_supported ()) {
+    /* the "gst.cuda.context" shared with nvcodec's elements (found in the
+     * pipeline or created); all our CUDA work runs in it */
+    if (!gst_cv_cuda_context_ensure (GST_ELEMENT (self), device_id,
+            &priv->ctx)) {
+      *reason = g_strdup_printf ("no CUDA context for device %d", device_id);
+      return FALSE;
+    }
+    priv->device = gst_cv_cuda_context_device (priv->ctx);
+    if (!gst_cv_cuda_context_push (priv->ctx)) {
+      *reason = g_strdup ("the CUDA context cannot be made current");
+      gst_cv_cuda_context_clear (&priv->ctx);
+      return FALSE;
+    }
+    err = cudaFree (NULL);      /* the runtime works in it */
+    gst_cv_cuda_context_pop ();
+  } else {
+    priv->device = device_id < 0 ? 0 : device_id;
+    err = cudaSetDevice (priv->device);
+    if (err == cudaSuccess)
+      err = cudaFree (NULL);    /* create the primary context now */
+  }
+  if (err != cudaSuccess) {
+    *reason = g_strdup_printf ("CUDA device %d is not usable: %s",
+        priv->device, cudaGetErrorString (err));
+    (void) cudaGetLastError ();
+    gst_cv_cuda_context_clear (&priv->ctx);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+count_transfer (GstCudaVisionBase * self)
+{
+  GST_OBJECT_LOCK (self);
+  GST_CV_PRIV (self)->host_transfers++;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* with the context current */
+static void
+slot_free_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  CudaSlot *c = s->backend_state;
+  guint p, i;
+
+  if (c && c->stream)
+    cudaStreamSynchronize (c->stream);
+  if (s->op)
+    GST_CV_PRIV (self)->ops->destroy (s->op);
+  s->op = NULL;
+  if (!c)
+    return;
+  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+    if (c->d_in[p].data)
+      cudaFree (c->d_in[p].data);
+    if (c->d_out[p].data)
+      cudaFree (c->d_out[p].data);
+    if (c->h_in[p])
+      cudaFreeHost (c->h_in[p]);
+    if (c->h_out[p])
+      cudaFreeHost (c->h_out[p]);
+  }
+  for (i = 0; i < 4; i++)
+    if (c->ev[i])
+      cudaEventDestroy (c->ev[i]);
+  if (c->stream)
+    cudaStreamDestroy (c->stream);
+  (void) cudaGetLastError ();
+  g_free (c);
+  s->backend_state = NULL;
+}
+
+static void
+cuda_slot_free (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  gboolean entered;
+
+  if (!s->backend_state && !s->op)
+    return;
+  /* device memory belongs to the element's context */
+  entered = cuda_enter (self, FALSE);
+  slot_free_in_ctx (self, s);
+  if (entered)
+    cuda_leave (self);
+}
+
+static gboolean
+slot_state (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  CudaSlot *c;
+  guint i;
+
+  if (s->backend_state)
+    return TRUE;
+  c = s->backend_state = g_new0 (CudaSlot, 1);
+  if (!CUDA_CHECK (self, cudaStreamCreateWithFlags (&c->stream,
+              cudaStreamNonBlocking)))
+    return FALSE;
+  for (i = 0; i < 4; i++)
+    if (!CUDA_CHECK (self, cudaEventCreateWithFlags (&c->ev[i],
+                i == 3 ? cudaEventBlockingSync : cudaEventDefault)))
+      return FALSE;
+  return TRUE;
+}
+
+/* device planes of the slot for frames that are not in CUDA memory,
+ * allocated at first use */
+static gboolean
+alloc_planes (GstCudaVisionBase * self, const GstVideoInfo * info, guint mask,
+    CvPlane * planes)
+{
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gsize pitch = 0;
+
+    if (!(mask & (1u << p)) || planes[p].data)
+      continue;
+    if (!CUDA_CHECK (self, cudaMallocPitch ((void **) &planes[p].data, &pitch,
+                gst_cuda_vision_plane_row_bytes (info, p),
+                gst_cuda_vision_plane_rows (info, p))))
+      return FALSE;
+    planes[p].stride = pitch;
+  }
+  /* the sizes: those of the negotiated info (the frame matches it) */
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+    gst_video_format_info_component (info->finfo, p, comp);
+    planes[p].width = GST_VIDEO_INFO_COMP_WIDTH (info, MAX (comp[0], 0));
+    planes[p].height = GST_VIDEO_INFO_COMP_HEIGHT (info, MAX (comp[0], 0));
+  }
+  return TRUE;
+}
+
+static gboolean
+ptr_is_pinned (const void *ptr)
+{
+  struct cudaPointerAttributes attr;
+
+  if (cudaPointerGetAttributes (&attr, ptr) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return FALSE;
+  }
+  return attr.type == cudaMemoryTypeHost;
+}
+
+static gboolean
+frame_is_pinned (GstVideoFrame * frame)
+{
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++)
+    if (!ptr_is_pinned (GST_VIDEO_FRAME_PLANE_DATA (frame, p)))
+      return FALSE;
+  return TRUE;
+}
+
+/* copy plane p of frame to or from a tightly packed pinned staging area */
+static gboolean
+stage_plane (GstCudaVisionBase * self, GstVideoFrame * frame, guint p,
+    guint8 ** staging, gboolean to_staging)
+{
+  gsize row = gst_cuda_vision_plane_row_bytes (&frame->info, p);
+  guint rows = gst_cuda_vision_plane_rows (&frame->info, p), y;
+  gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+  guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+
+  if (!*staging && !CUDA_CHECK (self, cudaHostAlloc ((void **) staging,
+              row * rows, cudaHostAllocPortable)))
+    return FALSE;
+  if (stride == row) {
+    if (to_staging)
+      memcpy (*staging, data, row * rows);
+    else
+      memcpy (data, *staging, row * rows);
+  } else {
+    for (y = 0; y < rows; y++) {
+      if (to_staging)
+        memcpy (*staging + y * row, data + y * stride, row);
+      else
+        memcpy (data + y * stride, *staging + y * row, row);
+    }
+  }
+  return TRUE;
+}
+
+/* plane p of a host frame to or from the slot's device plane: by DMA
+ * from/to the buffer when it is pinned, else through the staging */
+static gboolean
+copy_plane (GstCudaVisionBase * self, CudaSlot * c, GstVideoFrame * f,
+    guint p, gboolean pinned, gboolean up)
+{
+  gsize row = gst_cuda_vision_plane_row_bytes (&f->info, p);
+  guint rows = gst_cuda_vision_plane_rows (&f->info, p);
+  guint8 *host;
+  gsize hpitch;
+
+  if (pinned) {
+    host = GST_VIDEO_FRAME_PLANE_DATA (f, p);
+    hpitch = GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
+  } else if (up) {
+    if (!stage_plane (self, f, p, &c->h_in[p], TRUE))
+      return FALSE;
+    host = c->h_in[p];
+    hpitch = row;
+  } else {
+    if (!c->h_out[p] && !CUDA_CHECK (self, cudaHostAlloc ((void **)
+                &c->h_out[p], row * rows, cudaHostAllocPortable)))
+      return FALSE;
+    host = c->h_out[p];
+    hpitch = row;
+  }
+  if (up ? !CUDA_CHECK (self, cudaMemcpy2DAsync (c->d_in[p].data,
+              c->d_in[p].stride, host, hpitch, row, rows,
+              cudaMemcpyHostToDevice, c->stream)) :
+      !CUDA_CHECK (self, cudaMemcpy2DAsync (host, hpitch, c->d_out[p].data,
+              c->d_out[p].stride, row, rows, cudaMemcpyDeviceToHost,
+              c->stream)))
+    return FALSE;
+  count_transfer (self);
+  return TRUE;
+}
+
+/* Queue upload, operator and download of slot s (context current). */
+static int
+submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+  gboolean in_pinned = FALSE, out_pinned = FALSE;
+  CvFrame frame;
+  CvExec exec = { NULL, 0, NULL };
+  CudaSlot *c;
+  guint p;
+  int status;
+
+  if (!slot_state (self, s))
+    return GST_CUDA_VISION_ERROR_POSTED;
+  c = s->backend_state;
+  if (!s->op) {
+    status = priv->ops->create (priv->op_info, &s->op);
+    if (status != CV_OK) {
+      s->op = NULL;
+      return status;
+    }
+  }
+  memset (&frame, 0, sizeof (frame));
+  if (s->in_device) {
+    gst_cuda_vision_frame_planes (&s->in_frame, frame.in);
+  } else {
+    if (!alloc_planes (self, &priv->in_info, priv->upload_planes, c->d_in))
+      return GST_CUDA_VISION_ERROR_POSTED;
+    memcpy (frame.in, c->d_in, sizeof (frame.in));
+    in_pinned = frame_is_pinned (&s->in_frame);
+  }
+  if (s->out_device) {
+    gst_cuda_vision_frame_planes (&s->out_frame, frame.out);
+  } else if (!priv->output_is_input) {
+    if (!alloc_planes (self, &priv->out_info, ~0u, c->d_out))
+      return GST_CUDA_VISION_ERROR_POSTED;
+    memcpy (frame.out, c->d_out, sizeof (frame.out));
+    out_pinned = frame_is_pinned (&s->out_frame);
+  }
+  c->out_staged = s->out_mapped && !s->out_device && !out_pinned;
+
+  if (!CUDA_CHECK (self, cudaEventRecord (c->ev[0], c->stream)))
+    return GST_CUDA_VISION_ERROR_POSTED;
+  for (p = 0; !s->in_device && p < GST_VIDEO_FRAME_N_PLANES (&s->in_frame);
+      p++)
+    if ((priv->upload_planes & (1u << p))
+        && !copy_plane (self, c, &s->in_frame, p, in_pinned, TRUE))
+      return GST_CUDA_VISION_ERROR_POSTED;
+  if (!CUDA_CHECK (self, cudaEventRecord (c->ev[1], c->stream)))
+    return GST_CUDA_VISION_ERROR_POSTED;
+
+  exec.stream = c->stream;
+  status = priv->ops->submit (s->op, &frame, s->params, &exec);
+  if (status != CV_OK) {
+    if (status > 0)
+      (void) cudaGetLastError ();
+    return status;
+  }
+  if (!CUDA_CHECK (self, cudaEventRecord (c->ev[2], c->stream)))
+    return GST_CUDA_VISION_ERROR_POSTED;
+  for (p = 0; s->out_mapped && !s->out_device
+      && p < GST_VIDEO_FRAME_N_PLANES (&s->out_frame); p++)
+    if (!copy_plane (self, c, &s->out_frame, p, out_pinned, FALSE))
+      return GST_CUDA_VISION_ERROR_POSTED;
+  return CUDA_CHECK (self, cudaEventRecord (c->ev[3], c->stream)) ? CV_OK :
+      GST_CUDA_VISION_ERROR_POSTED;
+}
+
+static int
+cuda_submit (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  int status;
+
+  if (!cuda_enter (self, TRUE))
+    return GST_CUDA_VISION_ERROR_POSTED;
+  status = submit_in_ctx (self, s);
+  if (status != CV_OK && s->backend_state) {
+    /* nothing of this frame may still run when its buffers are released */
+    cudaStreamSynchronize (((CudaSlot *) s->backend_state)->stream);
+    (void) cudaGetLastError ();
+  }
+  cuda_leave (self);
+  return status;
+}
+
+static gboolean
+cuda_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
+{
+  CudaSlot *c = s->backend_state;
+  gboolean ok = TRUE;
+  guint p, i;
+  float t;
+
+  if (!cuda_enter (self, TRUE))
+    return FALSE;
+  if (!CUDA_CHECK (self, cudaEventSynchronize (c->ev[3])))
+    ok = FALSE;
+  for (i = 0; ok && i < 3; i++) {
+    if (!CUDA_CHECK (self, cudaEventElapsedTime (&t, c->ev[i], c->ev[i + 1])))
+      ok = FALSE;
+    ms[i] = t;
+  }
+  cuda_leave (self);
+  if (ok && c->out_staged)
+    for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&s->out_frame); p++)
+      stage_plane (self, &s->out_frame, p, &c->h_out[p], FALSE);
+  return ok;
+}
+
+static void
+cuda_sync (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  CudaSlot *c = s->backend_state;
+
+  if (c && c->stream && cuda_enter (self, FALSE)) {
+    cudaStreamSynchronize (c->stream);
+    (void) cudaGetLastError ();
+    cuda_leave (self);
+  }
+}
+
+static const GstCvBackend backend = {
+  "cuda", GST_CUDA_VISION_BACKEND_CUDA, cuda_ready, cuda_error_string,
+  cuda_open, cuda_submit, cuda_wait, cuda_sync, cuda_slot_free
+};
+
+const GstCvBackend *const gst_cv_backend_cuda = &backend;
