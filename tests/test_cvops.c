@@ -319,8 +319,11 @@ compare_bytes_nlmeans (const Case * c, int p, const guint8 * a, size_t as,
       off += d > 0;
       n++;
     }
-  fail_unless (off * 1000 <= n, "%s: plane %d: %" G_GSIZE_FORMAT " of %"
-      G_GSIZE_FORMAT " bytes differ (max %d)", c->what, p, off, n, maxd);
+  /* at most 0.1 % of the bytes, rounded up: one rounding difference in a
+   * frame of fewer than 1000 bytes is within the bound */
+  fail_unless (off <= (n + 999) / 1000, "%s: plane %d: %" G_GSIZE_FORMAT
+      " of %" G_GSIZE_FORMAT " bytes differ (max %d)", c->what, p, off, n,
+      maxd);
 }
 
 static void
@@ -564,10 +567,16 @@ static const Size sizes[] = {
 
 /* ---- the comparisons, per algorithm ---- */
 
+/* CVOPS_SMALL=1 (tests/device-run.sh sanitize: compute-sanitizer makes
+ * every access slow) leaves out the 1080p size everywhere */
 static gboolean
 size_skipped (const Size * s, gboolean big)
 {
-  return s->big && !big;
+  static gint small = -1;
+
+  if (small < 0)
+    small = g_getenv ("CVOPS_SMALL") != NULL;
+  return s->big && (!big || small);
 }
 
 static void

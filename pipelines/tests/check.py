@@ -253,6 +253,7 @@ SCRIPTS = {
     "install-deps.sh": ["--check"],
     "test-meanshift-segment.sh": ["--build-dir"],
     "embed/edges_app.py": SHARED + ["--input"],
+    "embed/results_app.py": SHARED + ["--image"],
 }
 NOT_SCRIPTS = {"common.sh"}  # sourced by the shell scripts
 
