@@ -131,21 +131,26 @@ if [ "$what" = sanitize ]; then
     [ $rc -eq 0 ] || status=1
     echo "memcheck $t: rc=$rc $(grep -E 'ERROR SUMMARY' "$out/memcheck-$t.log" | tail -1)"
   done
+  # racecheck is slow (test_cvops takes over 330 s on an H100):
+  # RACECHECK_CHECKS=test_cuda_sobel,... runs only those test functions
   if [ -x "$b/tests/test_cvops" ]; then
-    CUDAVISION_TEST_BACKEND=cuda CK_FORK=no CVOPS_SMALL=1 timeout ${TEST_TIMEOUT:-240} \
+    env ${RACECHECK_CHECKS:+GST_CHECKS="$RACECHECK_CHECKS"} \
+    CUDAVISION_TEST_BACKEND=cuda CK_FORK=no CVOPS_SMALL=1 timeout ${RACECHECK_TIMEOUT:-400} \
       "$cs" --tool racecheck --error-exitcode 86 "$b/tests/test_cvops" \
       > "$out/racecheck-test_cvops.log" 2>&1
     rc=$?
     [ $rc -eq 0 ] || status=1
     echo "racecheck test_cvops: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/racecheck-test_cvops.log" | tail -1)"
   fi
-  # a slice of the sweep, each run in its own process under memcheck
+  # a slice of the sweep, each run in its own process under memcheck, one
+  # at a time (compute-sanitizer processes started in parallel exited 255
+  # before running their target)
   printf '#!/bin/sh\nexec "%s" --tool memcheck --error-exitcode 86 --print-limit 10 "%s" "$@"\n' \
     "$cs" "$PWD/$b/tests/cv-sweep-case" > /tmp/cv-sweep-memcheck
   chmod +x /tmp/cv-sweep-memcheck
   rm -rf /tmp/cv-sweep-cs
   PYTHONUNBUFFERED=1 timeout ${SWEEP_TIMEOUT:-300} python3 tests/sweep/sweep.py --mode gpu --no-serve \
-    --case-bin /tmp/cv-sweep-memcheck --jobs "$(nproc)" --work /tmp/cv-sweep-cs \
+    --case-bin /tmp/cv-sweep-memcheck --query-bin "$PWD/$b/tests/cv-sweep-case" --jobs 1 --work /tmp/cv-sweep-cs \
     --limit ${SANITIZE_SWEEP_CASES:-60} --timeout 240 --keep \
     --report "$out/memcheck-sweep.txt" > "$out/memcheck-sweep.log" 2>&1
   rc=$?
