@@ -4,7 +4,10 @@
  * 16-byte vectors. Other planes (RGB/BGR, unaligned rows): one block computes
  * a 128x8 tile whose brightness-adjusted luma plus a 1-pixel halo (border
  * replicated) is read once into shared memory, then each thread produces 4
- * horizontally adjacent outputs.
+ * horizontally adjacent outputs. The norm (L2, L1) is a template parameter:
+ * the L2 instantiations are the kernels of before the norm existed.
+ * Kernel sizes 5 and 7 (OpenCV's Sobel kernels, sobel_core.h): their own
+ * shared-memory kernel, sobel_k_kernel.
  * Integer arithmetic throughout: bit-exact with cpu-fallback/sobel.c.
  * The operator (cv_sobel_cuda_ops) at the end.
  *
