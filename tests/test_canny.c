@@ -544,7 +544,8 @@ GST_START_TEST (test_change_while_playing)
   gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
   for (i = 0; i < 8; i++) {
     /* odd frames: a high threshold above the step's 760: no edge; every
-     * third frame aperture 5 (|dx| = 16 * 190 = 3040 on two columns) */
+     * third frame aperture 5 (|dx| up to 48 * 190 = 9120: an edge at
+     * x = 7 whatever the threshold here) */
     g_object_set (h->element, "high-threshold", i % 2 ? 800.0 : 150.0,
         "kernel-size", i % 3 == 2 ? 5u : 3u, NULL);
     fail_unless_equals_int (gst_harness_push (h, gst_buffer_copy (in)),
