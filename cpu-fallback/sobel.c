@@ -7,6 +7,7 @@
 #include "cpu-internal.h"
 #include "cvop-internal.h"
 #include "cvcpu.h"
+#include "sobel_core.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -77,6 +78,106 @@ sobel_row (const int16_t * restrict r0, const int16_t * restrict r1,
   }
 }
 
+/* 3x3, norm L1: min (255, |Gx| + |Gy|) */
+static void
+sobel_row_l1 (const int16_t * restrict r0, const int16_t * restrict r1,
+    const int16_t * restrict r2, uint8_t * restrict out, int w, int threshold)
+{
+  for (int x = 0; x < w; x++) {
+    int gx =
+        (r0[x + 2] - r0[x]) + 2 * (r1[x + 2] - r1[x]) + (r2[x + 2] - r2[x]);
+    int gy =
+        (r2[x] + 2 * r2[x + 1] + r2[x + 2]) - (r0[x] + 2 * r0[x + 1] + r0[x +
+            2]);
+    int m = cv_sobel_mag_l1 (gx, gy);
+    out[x] = (uint8_t) (m & -(m > threshold));
+  }
+}
+
+/* Apertures 5 and 7 (any norm): k rows of luma with r = k / 2 replicated
+ * pixels on each side; the separable sums column by column. */
+static void
+sobel_row_k (int16_t * const *rows, int k, int32_t * restrict vs,
+    int32_t * restrict vd, uint8_t * restrict out, int w, int threshold,
+    int norm)
+{
+  const int r = k / 2;
+
+  /* vertical passes: smoothing (for Gx) and derivative (for Gy) */
+  for (int x = 0; x < w + 2 * r; x++) {
+    int s = 0, d = 0;
+    for (int j = 0; j < k; j++) {
+      s += cv_sobel_smooth_coeff (k, j) * rows[j][x];
+      d += cv_sobel_deriv_coeff (k, j) * rows[j][x];
+    }
+    vs[x] = s;
+    vd[x] = d;
+  }
+  for (int x = 0; x < w; x++) {
+    int gx = 0, gy = 0;
+    for (int i = 0; i < k; i++) {
+      gx += cv_sobel_deriv_coeff (k, i) * vs[x + i];
+      gy += cv_sobel_smooth_coeff (k, i) * vd[x + i];
+    }
+    int m = cv_sobel_magnitude (gx, gy, norm);
+    out[x] = (uint8_t) (m > threshold ? m : 0);
+  }
+}
+
+/* the brightness-adjusted luma of row y into lum[r .. r + w - 1], r
+ * replicated pixels on each side */
+static void
+luma_row_r (const CvPlane * src, CvLumaLayout l, int y, int brightness,
+    int r, int16_t * restrict lum)
+{
+  const int w = src->width;
+
+  luma_row (src, l, y, brightness, lum + r - 1);
+  for (int i = 0; i < r; i++) {
+    lum[i] = lum[r];
+    lum[r + w + i] = lum[r + w - 1];
+  }
+}
+
+static int
+sobel_cpu_k (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+    const CvSobelParams * params, const CvExec * exec, int k)
+{
+  const int w = src->width, h = src->height, r = k / 2;
+  const int brightness = params->brightness, threshold = params->threshold;
+  const int norm = params->norm;
+  int status = CV_OK;
+
+#pragma omp parallel num_threads (CV_OMP_THREADS (exec))
+  {
+    const size_t rw = (size_t) w + 2 * r;
+    int16_t *buf = malloc ((size_t) k * rw * sizeof (int16_t));
+    int32_t *vbuf = malloc (2 * rw * sizeof (int32_t));
+    if (!buf || !vbuf) {
+#pragma omp atomic write
+      status = CV_ERROR_NO_MEMORY;
+    } else {
+      int16_t *rows[CV_SOBEL_MAX_KSIZE];
+      for (int j = 0; j < k; j++)
+        rows[j] = buf + j * rw;
+#pragma omp for schedule(static)
+      for (int y = 0; y < h; y++) {
+        if (cv_exec_cancelled (exec))
+          continue;
+        for (int j = 0; j < k; j++)
+          luma_row_r (src, layout, cv_border_replicate (y + j - r, h),
+              brightness, r, rows[j]);
+        sobel_row_k (rows, k, vbuf, vbuf + rw, dst->data + (size_t) y *
+            dst->stride, w, threshold, norm);
+      }
+    }
+    free (buf);
+    free (vbuf);
+  }
+  return status == CV_OK && cv_exec_cancelled (exec) ? CV_ERROR_CANCELLED :
+      status;
+}
+
 int
 cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvSobelParams * params, const CvExec * exec)
@@ -85,9 +186,16 @@ cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
       || src->height < 1 || src->width != dst->width
       || src->height != dst->height || layout.bpp < 1)
     return CV_ERROR_INVALID_ARGUMENT;
+  const int k = params->kernel_size == 0 ? 3 : params->kernel_size;
+  if (!cv_sobel_ksize_valid (k) || (params->norm != CV_SOBEL_NORM_L2
+          && params->norm != CV_SOBEL_NORM_L1))
+    return CV_ERROR_INVALID_ARGUMENT;
+  if (k != 3)
+    return sobel_cpu_k (src, layout, dst, params, exec, k);
 
   const int w = src->width, h = src->height;
   const int brightness = params->brightness, threshold = params->threshold;
+  const int l1 = params->norm == CV_SOBEL_NORM_L1;
   int status = CV_OK;
 
 #pragma omp parallel num_threads (CV_OMP_THREADS (exec))
@@ -119,8 +227,12 @@ cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
               rows[2]);
         }
         last = y;
-        sobel_row (rows[0], rows[1], rows[2], dst->data + (size_t) y *
-            dst->stride, w, threshold);
+        if (l1)
+          sobel_row_l1 (rows[0], rows[1], rows[2], dst->data + (size_t) y *
+              dst->stride, w, threshold);
+        else
+          sobel_row (rows[0], rows[1], rows[2], dst->data + (size_t) y *
+              dst->stride, w, threshold);
       }
       free (buf);
     }

@@ -14,15 +14,26 @@ extern "C" {
 #endif
 
 /* Parameters of one frame.
- * brightness: added to luma before filtering, in = clamp(Y + brightness, 0, 255),
- *             range -255..255.
- * threshold:  out = m > threshold ? m : 0, range 0..255 (0 keeps every
- *             non-zero magnitude). */
+ * brightness:  added to luma before filtering, in = clamp(Y + brightness, 0, 255),
+ *              range -255..255.
+ * threshold:   out = m > threshold ? m : 0, range 0..255 (0 keeps every
+ *              non-zero magnitude).
+ * kernel_size: the aperture, 3, 5 or 7 (OpenCV's Sobel kernels, see
+ *              below); 0 means 3. Other values: CV_ERROR_INVALID_ARGUMENT.
+ * norm:        CV_SOBEL_NORM_L2 (0, sqrt (Gx² + Gy²)) or CV_SOBEL_NORM_L1
+ *              (1, |Gx| + |Gy|). */
 typedef struct
 {
   int brightness;
   int threshold;
+  int kernel_size;
+  int norm;
 } CvSobelParams;
+
+#ifndef CV_SOBEL_NORM_L2
+#define CV_SOBEL_NORM_L2 0
+#define CV_SOBEL_NORM_L1 1
+#endif
 
 /* ---- the operator (cvop.h) ----
  * The edge map of a frame. For every pixel, with in(x, y) the
@@ -30,9 +41,19 @@ typedef struct
  * byte itself for a luma layout, else the BT.601 luma of R, G, B, see
  * CV_LUMA_*) and the border replicated (coordinates clamped to the frame,
  * as OpenCV's BORDER_REPLICATE):
+ *   kernel_size 3:
  *   Gx = [-1 0 1; -2 0 2; -1 0 1] * in,  Gy = [-1 -2 -1; 0 0 0; 1 2 1] * in
- *   m  = min(255, floor(sqrt(Gx^2 + Gy^2)))
+ *   kernel_size 5 and 7: OpenCV's unnormalised Sobel kernels
+ *   (cv::getDerivKernels, cv::Sobel (ksize = k)), separable, the outer
+ *   product of a smoothing and a derivative kernel:
+ *     5: smooth 1 4 6 4 1,        deriv -1 -2 0 2 1
+ *     7: smooth 1 6 15 20 15 6 1, deriv -1 -4 -5 0 5 4 1
+ *   Gx = smooth (rows) x deriv (columns), Gy = deriv (rows) x smooth
+ *   (columns), |G| up to 326400 for k = 7 (no scaling)
+ *   m  = min(255, floor(sqrt(Gx^2 + Gy^2)))    (norm L2)
+ *   m  = min(255, |Gx| + |Gy|)                  (norm L1)
  *   out = m > threshold ? m : 0
+ * so that m is the magnitude of cv::Sobel (ksize = k) clamped to 255.
  * (I. Sobel, G. Feldman, "A 3x3 isotropic gradient operator for image
  * processing", 1968.) The result is exact integer arithmetic: the CUDA and
  * CPU operators give the same bytes.
@@ -56,7 +77,8 @@ typedef struct
  * params:  CvSobelParams. No results (results () returns NULL).
  * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
  *          CV_ERROR_NO_MEMORY. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT
- *          (NULL params, a plane missing or not of the info's sizes, CUDA:
+ *          (NULL params, a kernel_size or norm
+ *          not listed above, a plane missing or not of the info's sizes, CUDA:
  *          frames taller than 524280 rows), CV_ERROR_CANCELLED (CPU), or
  *          (CUDA) the cudaError_t of the first failing call. */
 typedef struct

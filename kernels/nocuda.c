@@ -10,9 +10,11 @@
 #include "cvnlmeans.h"
 #include "cvtemplatematch.h"
 #include "cvmeanshift.h"
+#include "cvcanny.h"
 
 const CvOps cv_sobel_cuda_ops = { NULL, NULL, NULL, NULL, NULL };
 const CvOps cv_convolve_cuda_ops = { NULL, NULL, NULL, NULL, NULL };
 const CvOps cv_nlmeans_cuda_ops = { NULL, NULL, NULL, NULL, NULL };
 const CvOps cv_template_match_cuda_ops = { NULL, NULL, NULL, NULL, NULL };
 const CvOps cv_meanshift_cuda_ops = { NULL, NULL, NULL, NULL, NULL };
+const CvOps cv_canny_cuda_ops = { NULL, NULL, NULL, NULL, NULL };

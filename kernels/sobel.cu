@@ -4,7 +4,10 @@
  * 16-byte vectors. Other planes (RGB/BGR, unaligned rows): one block computes
  * a 128x8 tile whose brightness-adjusted luma plus a 1-pixel halo (border
  * replicated) is read once into shared memory, then each thread produces 4
- * horizontally adjacent outputs.
+ * horizontally adjacent outputs. The norm (L2, L1) is a template parameter:
+ * the L2 instantiations are the kernels of before the norm existed.
+ * Kernel sizes 5 and 7 (OpenCV's Sobel kernels, sobel_core.h): their own
+ * shared-memory kernel, sobel_k_kernel.
  * Integer arithmetic throughout: bit-exact with cpu-fallback/sobel.c.
  * The operator (cv_sobel_cuda_ops) at the end.
  *
@@ -12,6 +15,7 @@
  */
 #include "cuda-internal.h"
 #include "cvop-internal.h"
+#include "sobel_core.h"
 
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -26,7 +30,9 @@ constexpr int kTileH = kThreadsY;                       /* 8 */
 constexpr int kHaloW = kTileW + 2;
 constexpr int kHaloH = kTileH + 2;
 
-template < int BPP, bool RGB >
+/* NORM: CV_SOBEL_NORM_L2 (the magnitude as it always was) or
+ * CV_SOBEL_NORM_L1; the L2 instantiations are the original kernels. */
+template < int BPP, bool RGB, int NORM >
 __global__ void __launch_bounds__ (kThreadsX * kThreadsY)
 sobel_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro, int go,
     int bo, uint8_t * __restrict__ dst, size_t dstride, int w, int h,
@@ -78,10 +84,15 @@ sobel_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro, int go,
         (a[2][i + 2] - a[2][i]);
     const int gy = (a[2][i] + 2 * a[2][i + 1] + a[2][i + 2]) -
         (a[0][i] + 2 * a[0][i + 1] + a[0][i + 2]);
-    const int s = gx * gx + gy * gy;
-    /* sqrtf is correctly rounded (IEEE) by default in CUDA; for s < 255^2
-     * truncation equals floor(sqrt(s)): same as the CPU. */
-    const int m = s >= 65025 ? 255 : (int) sqrtf ((float) s);
+    int m;
+    if (NORM == CV_SOBEL_NORM_L1) {
+      m = cv_sobel_mag_l1 (gx, gy);
+    } else {
+      const int s = gx * gx + gy * gy;
+      /* sqrtf is correctly rounded (IEEE) by default in CUDA; for s < 255^2
+       * truncation equals floor(sqrt(s)): same as the CPU. */
+      m = s >= 65025 ? 255 : (int) sqrtf ((float) s);
+    }
     out[i] = (uint8_t) (m > threshold ? m : 0);
   }
 
@@ -160,7 +171,7 @@ load_row6 (const uint8_t * __restrict__ row, int x0, int w, int ro, int go,
         255);
 }
 
-template < int BPP >
+template < int BPP, int NORM >
 __global__ void __launch_bounds__ (kThreadsX * kVecThreadsY)
 sobel_vec_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro,
     int go, int bo, uint8_t * __restrict__ dst, size_t dstride, int w, int h,
@@ -191,8 +202,13 @@ sobel_vec_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro,
           (b[i + 2] - b[i]);
       const int gy = (b[i] + 2 * b[i + 1] + b[i + 2]) -
           (t[i] + 2 * t[i + 1] + t[i + 2]);
-      const int s = gx * gx + gy * gy;
-      const int mag = s >= 65025 ? 255 : (int) sqrtf ((float) s);
+      int mag;
+      if (NORM == CV_SOBEL_NORM_L1) {
+        mag = cv_sobel_mag_l1 (gx, gy);
+      } else {
+        const int s = gx * gx + gy * gy;
+        mag = s >= 65025 ? 255 : (int) sqrtf ((float) s);
+      }
       out[i] = (uint8_t) (mag > threshold ? mag : 0);
     }
     uint8_t *o = dst + (size_t) y * dstride + x0;
@@ -216,9 +232,14 @@ launch_vec (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
   dim3 block (kThreadsX, kVecThreadsY);
   dim3 grid (cv_div_up (src->width, kThreadsX * 4),
       cv_div_up (src->height, kVecThreadsY * kStripRows));
-  sobel_vec_kernel < BPP > <<<grid, block, 0, stream>>> (src->data,
-      src->stride, l.r, l.g, l.b, dst->data, dst->stride, src->width,
-      src->height, p->brightness, p->threshold);
+  if (p->norm == CV_SOBEL_NORM_L1)
+    sobel_vec_kernel < BPP, CV_SOBEL_NORM_L1 > <<<grid, block, 0, stream>>>
+        (src->data, src->stride, l.r, l.g, l.b, dst->data, dst->stride,
+        src->width, src->height, p->brightness, p->threshold);
+  else
+    sobel_vec_kernel < BPP, CV_SOBEL_NORM_L2 > <<<grid, block, 0, stream>>>
+        (src->data, src->stride, l.r, l.g, l.b, dst->data, dst->stride,
+        src->width, src->height, p->brightness, p->threshold);
 }
 
 template < int BPP, bool RGB >
@@ -229,9 +250,97 @@ launch (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
   dim3 block (kThreadsX, kThreadsY);
   dim3 grid (cv_div_up (src->width, kTileW), cv_div_up (src->height,
           kTileH));
-  sobel_kernel < BPP, RGB > <<<grid, block, 0, stream>>> (src->data,
-      src->stride, l.r, l.g, l.b, dst->data, dst->stride, src->width,
-      src->height, p->brightness, p->threshold);
+  if (p->norm == CV_SOBEL_NORM_L1)
+    sobel_kernel < BPP, RGB, CV_SOBEL_NORM_L1 > <<<grid, block, 0, stream>>>
+        (src->data, src->stride, l.r, l.g, l.b, dst->data, dst->stride,
+        src->width, src->height, p->brightness, p->threshold);
+  else
+    sobel_kernel < BPP, RGB, CV_SOBEL_NORM_L2 > <<<grid, block, 0, stream>>>
+        (src->data, src->stride, l.r, l.g, l.b, dst->data, dst->stride,
+        src->width, src->height, p->brightness, p->threshold);
+}
+
+/* ---- apertures 5 and 7: one block computes a kTileW x kTileH tile from
+ * its brightness-adjusted luma plus a K / 2 halo (border replicated) in
+ * shared memory; the separable sums per thread, 4 adjacent outputs each,
+ * OpenCV's coefficients (sobel_core.h). ---- */
+template < int K, int NORM >
+__global__ void __launch_bounds__ (kThreadsX * kThreadsY)
+sobel_k_kernel (const uint8_t * __restrict__ src, size_t sstride, int bpp,
+    int ro, int go, int bo, uint8_t * __restrict__ dst, size_t dstride,
+    int w, int h, int brightness, int threshold)
+{
+  constexpr int R = K / 2;
+  constexpr int HW = kTileW + 2 * R, HH = kTileH + 2 * R;
+  __shared__ int16_t tile[HH][HW];
+  /* the vertical passes: smoothing (for Gx) and derivative (for Gy) */
+  __shared__ int32_t vs[kTileH][HW], vd[kTileH][HW];
+
+  const int x0 = blockIdx.x * kTileW - R;
+  const int y0 = blockIdx.y * kTileH - R;
+  const int tid = threadIdx.y * kThreadsX + threadIdx.x;
+  constexpr int kThreads = kThreadsX * kThreadsY;
+
+  for (int i = tid; i < HH * HW; i += kThreads) {
+    const int ty = i / HW, tx = i % HW;
+    const int gy = cv_border_replicate (y0 + ty, h);
+    const int gx = cv_border_replicate (x0 + tx, w);
+    const uint8_t *p = src + (size_t) gy * sstride + (size_t) gx * bpp;
+    const int l = ro < 0 ? __ldg (p) :
+        cv_luma (__ldg (p + ro), __ldg (p + go), __ldg (p + bo));
+    tile[ty][tx] = (int16_t) cv_clamp (l + brightness, 0, 255);
+  }
+  __syncthreads ();
+  for (int i = tid; i < kTileH * HW; i += kThreads) {
+    const int ty = i / HW, tx = i % HW;
+    int s = 0, d = 0;
+#pragma unroll
+    for (int j = 0; j < K; j++) {
+      s += cv_sobel_smooth_coeff (K, j) * tile[ty + j][tx];
+      d += cv_sobel_deriv_coeff (K, j) * tile[ty + j][tx];
+    }
+    vs[ty][tx] = s;
+    vd[ty][tx] = d;
+  }
+  __syncthreads ();
+
+  const int oy = blockIdx.y * kTileH + threadIdx.y;
+  if (oy >= h)
+    return;
+#pragma unroll
+  for (int q = 0; q < kPixelsPerThread; q++) {
+    /* thread-interleaved columns: neighbouring threads, neighbouring bytes */
+    const int lx = q * kThreadsX + threadIdx.x;
+    const int ox = blockIdx.x * kTileW + lx;
+    if (ox >= w)
+      break;
+    int gx = 0, gy = 0;
+#pragma unroll
+    for (int i = 0; i < K; i++) {
+      gx += cv_sobel_deriv_coeff (K, i) * vs[threadIdx.y][lx + i];
+      gy += cv_sobel_smooth_coeff (K, i) * vd[threadIdx.y][lx + i];
+    }
+    const int m = cv_sobel_magnitude (gx, gy, NORM);
+    dst[(size_t) oy * dstride + ox] = (uint8_t) (m > threshold ? m : 0);
+  }
+}
+
+template < int K >
+void
+launch_k (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
+    const CvSobelParams * p, cudaStream_t stream)
+{
+  dim3 block (kThreadsX, kThreadsY);
+  dim3 grid (cv_div_up (src->width, kTileW), cv_div_up (src->height,
+          kTileH));
+  if (p->norm == CV_SOBEL_NORM_L1)
+    sobel_k_kernel < K, CV_SOBEL_NORM_L1 > <<<grid, block, 0, stream>>>
+        (src->data, src->stride, l.bpp, l.r, l.g, l.b, dst->data,
+        dst->stride, src->width, src->height, p->brightness, p->threshold);
+  else
+    sobel_k_kernel < K, CV_SOBEL_NORM_L2 > <<<grid, block, 0, stream>>>
+        (src->data, src->stride, l.bpp, l.r, l.g, l.b, dst->data,
+        dst->stride, src->width, src->height, p->brightness, p->threshold);
 }
 
 }                               /* namespace */
@@ -247,7 +356,21 @@ cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   if (src->height > 65535 * kTileH)
     return CV_ERROR_INVALID_ARGUMENT;
 
+  const int k = params->kernel_size == 0 ? 3 : params->kernel_size;
+  if (!cv_sobel_ksize_valid (k) || (params->norm != CV_SOBEL_NORM_L2
+          && params->norm != CV_SOBEL_NORM_L1))
+    return CV_ERROR_INVALID_ARGUMENT;
+
   cudaStream_t s = (cudaStream_t) stream;
+  if (k == 5 || k == 7) {
+    if (layout.bpp != 1 && layout.bpp != 3 && layout.bpp != 4)
+      return CV_ERROR_INVALID_ARGUMENT;
+    if (k == 5)
+      launch_k < 5 > (src, layout, dst, params, s);
+    else
+      launch_k < 7 > (src, layout, dst, params, s);
+    return (int) cudaGetLastError ();
+  }
   const bool rgb = layout.r >= 0;
   const uintptr_t align = (uintptr_t) src->data | (uintptr_t) src->stride;
   if (!rgb && layout.bpp == 1 && (align & 3) == 0)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# gst-cuda-vision: three panes side by side, as the seed's GUI showed them:
-# the input, the input with cudasobel's brightness offset applied, and
-# cudasobel's edge map.
+# gst-cuda-vision: panes side by side, as the seed's GUI showed them: the
+# input, the input with cudasobel's brightness offset applied, and
+# cudasobel's edge map; with --edges canny cudacanny's edge map instead,
+# with --edges both a fourth pane with it.
 #
 # Usage: pipelines/side-by-side.sh [options] [INPUT]
 #
@@ -9,12 +10,17 @@
 #                         opencv-doc package; else use --camera or --test-src)
 #   --camera DEV          live V4L2 camera instead of a file (e.g. /dev/video0)
 #   --test-src            videotestsrc (pattern=ball) instead of a file
+#   --edges E             sobel (default: three panes, cudasobel's edges),
+#                         canny (three panes, cudacanny's edges in pane 3)
+#                         or both (four panes: cudasobel's, then cudacanny's)
+#   --low-threshold L     cudacanny low-threshold, 0..1000000 (default 50)
+#   --high-threshold H    cudacanny high-threshold, 0..1000000 (default 150)
 #   --threshold T         cudasobel threshold, 0..255 (default 0)
 #   --brightness B        brightness offset, -255..255 (default 0), applied to
 #                         pane 2 (videobalance) and inside cudasobel (pane 3)
 #   --backend B           auto (default), cuda or cpu
 #   --size WxH            size of each pane (default 480x360; the view is
-#                         three panes wide)
+#                         three panes wide, four with --edges both)
 #   -n, --frames N        stop after N frames (default: a file plays to its
 #                         end, a camera or --test-src until Ctrl-C)
 #   -o, --output PATH     write the view to a file (Motion-JPEG in .mkv or
@@ -40,8 +46,14 @@
 #                                 ! compositor.sink_1          (xpos W)
 #   tee ! queue ! cudasobel threshold=T brightness=B ! videoconvert
 #                                 ! [textoverlay] ! compositor.sink_2 (xpos 2W)
+#   [--edges both:
+#   tee ! queue ! cudacanny low-threshold=L high-threshold=H ! videoconvert
+#                                 ! [textoverlay] ! compositor.sink_3 (xpos 3W)]
 #   compositor ! videoconvert ! autovideosink | encoder ! file | fakesink
-# Frames are counted by pad probes on cudasobel, --frames cuts the input
+# (--edges canny: cudacanny in pane 3 in place of cudasobel). cudacanny
+# sees the input's luma (it has no brightness offset).
+# Frames are counted by pad probes on cudasobel (on cudacanny with --edges
+# canny), --frames cuts the input
 # with a pad probe and --snapshot takes its frame at the compositor's output
 # (pipelines/cvpipe.py). The last line is
 #   side-by-side.sh: N frames, X fps, backend cpu|cuda, output PATH|window|none
@@ -57,6 +69,7 @@
 #
 # Examples:
 #   pipelines/side-by-side.sh --brightness 40 --threshold 30
+#   pipelines/side-by-side.sh --edges both --low-threshold 40 --high-threshold 120
 #   pipelines/side-by-side.sh --frames 100 --output out/side-by-side.mkv \
 #       --snapshot out/side-by-side.png
 #
@@ -73,6 +86,9 @@ CAMERA=""
 TESTSRC=0
 THRESHOLD=0
 BRIGHTNESS=0
+EDGES=sobel
+LOW=50
+HIGH=150
 BACKEND=auto
 SIZE=480x360
 FRAMES=0
@@ -87,6 +103,9 @@ while [ $# -gt 0 ]; do
     -h|--help) usage; exit 0 ;;
     --camera) need_arg "$@"; CAMERA="$2"; shift ;;
     --test-src) TESTSRC=1 ;;
+    --edges) need_arg "$@"; EDGES="$2"; shift ;;
+    --low-threshold) need_arg "$@"; LOW="$2"; shift ;;
+    --high-threshold) need_arg "$@"; HIGH="$2"; shift ;;
     --threshold) need_arg "$@"; THRESHOLD="$2"; shift ;;
     --brightness) need_arg "$@"; BRIGHTNESS="$2"; shift ;;
     --backend) need_arg "$@"; BACKEND="$2"; shift ;;
@@ -107,6 +126,14 @@ done
 
 in_range "$THRESHOLD" 0 255 --threshold
 in_range "$BRIGHTNESS" -255 255 --brightness
+case "$EDGES" in
+  sobel|canny|both) ;;
+  *) die "--edges must be sobel, canny or both, got '$EDGES'" ;;
+esac
+for t in "$LOW" "$HIGH"; do
+  [[ "$t" =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v t="$t" 'BEGIN { exit !(t <= 1000000) }' ||
+    die "--low-threshold / --high-threshold must be numbers in 0..1000000, got '$t'"
+done
 check_frames "$FRAMES"
 check_backend "$BACKEND"
 [[ "$SIZE" =~ ^([0-9]+)x([0-9]+)$ ]] || die "--size must be WIDTHxHEIGHT, got '$SIZE'"
@@ -146,6 +173,7 @@ label() { # label TEXT -> textoverlay arguments (or nothing without labels)
 mapfile -t L0 < <(label "input")
 mapfile -t L1 < <(label "brightness $(printf '%+d' "$BRIGHTNESS")")
 mapfile -t L2 < <(label "edges, threshold $THRESHOLD")
+mapfile -t L3 < <(label "Canny $LOW / $HIGH")
 
 if [ -n "$OUTPUT" ]; then
   case "$OUTPUT" in
@@ -164,22 +192,32 @@ else
   SHOWN=window
 fi
 
+SOBEL_PANE=(t. ! queue ! cudasobel name=sobel "threshold=$THRESHOLD" "brightness=$BRIGHTNESS"
+  "backend=$BACKEND" ! videoconvert "${L2[@]}")
+CANNY_PANE=(t. ! queue ! cudacanny name=canny "low-threshold=$LOW" "high-threshold=$HIGH"
+  "backend=$BACKEND" ! videoconvert "${L3[@]}")
+XPOS=(sink_0::xpos=0 "sink_1::xpos=$W" "sink_2::xpos=$((2 * W))")
+case "$EDGES" in
+  sobel) PANES=("${SOBEL_PANE[@]}" ! mix.sink_2); COUNTED=sobel ;;
+  canny) PANES=("${CANNY_PANE[@]}" ! mix.sink_2); COUNTED=canny ;;
+  both) PANES=("${SOBEL_PANE[@]}" ! mix.sink_2 "${CANNY_PANE[@]}" ! mix.sink_3)
+        XPOS+=("sink_3::xpos=$((3 * W))"); COUNTED=sobel ;;
+esac
+
 PIPELINE=(
   "${SRC[@]}" ! videoconvert name=in ! videoscale
   ! "video/x-raw,format=I420,width=$W,height=$H,pixel-aspect-ratio=1/1"
   ! tee name=t
-  compositor name=mix background=black
-    sink_0::xpos=0 "sink_1::xpos=$W" "sink_2::xpos=$((2 * W))"
+  compositor name=mix background=black "${XPOS[@]}"
     ! "${SINK[@]}"
   t. ! queue "${L0[@]}" ! mix.sink_0
   t. ! queue ! videobalance "brightness=$VB_BRIGHTNESS" "${L1[@]}" ! mix.sink_1
-  t. ! queue ! cudasobel name=sobel "threshold=$THRESHOLD" "brightness=$BRIGHTNESS"
-    "backend=$BACKEND" ! videoconvert "${L2[@]}" ! mix.sink_2
+  "${PANES[@]}"
 )
 
 say "$(show gst-launch-1.0 -e "${PIPELINE[@]}")"
 [ "$PRINT" = 0 ] || exit 0
 [ "$SHOWN" != window ] || need_display "use --headless or --output"
 use_build "$BUILD_DIR"
-run_pipeline --element sobel --frames "$FRAMES" --limit-at in --snapshot-at mix \
+run_pipeline --element "$COUNTED" --frames "$FRAMES" --limit-at in --snapshot-at mix \
   ${SNAPSHOT[@]+"${SNAPSHOT[@]}"} --output "$SHOWN" -- "${PIPELINE[@]}"

@@ -16,8 +16,13 @@
  *
  *   in  = clamp (Y + brightness, 0, 255)
  *   Gx  = [-1 0 1; -2 0 2; -1 0 1] * in,   Gy = [-1 -2 -1; 0 0 0; 1 2 1] * in
- *   m   = min (255, floor (sqrt (Gx² + Gy²)))
+ *   m   = min (255, floor (sqrt (Gx² + Gy²)))     (norm=l2, the default)
+ *   m   = min (255, |Gx| + |Gy|)                  (norm=l1)
  *   out = m > threshold ? m : 0
+ *
+ * kernel-size=5 or 7 uses OpenCV's larger Sobel kernels (cv::Sobel
+ * ksize=5, 7, unnormalised: m is the magnitude of cv::Sobel clamped to
+ * 255).
  *
  * Pixels outside the frame replicate the nearest edge pixel (OpenCV's
  * BORDER_REPLICATE). The output is an edge map of the input's size: GRAY8,
@@ -34,6 +39,7 @@
  * ## Example launch lines
  * |[
  * gst-launch-1.0 v4l2src ! videoconvert ! cudasobel threshold=40 ! videoconvert ! autovideosink
+gst-launch-1.0 videotestsrc num-buffers=30 ! cudasobel kernel-size=5 norm=l1 ! videoconvert ! fakesink
  * gst-launch-1.0 filesrc location=/usr/share/doc/opencv-doc/examples/data/vtest.avi ! decodebin ! videoconvert ! cudasobel ! videoconvert ! jpegenc ! avimux ! filesink location=edges.avi
  * ]|
  */
@@ -43,18 +49,23 @@
 
 #include "gstcudasobel.h"
 #include "cvsobel.h"
+#include "sobel_core.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sobel_debug);
 #define GST_CAT_DEFAULT gst_cuda_sobel_debug
 
 #define DEFAULT_THRESHOLD 0
 #define DEFAULT_BRIGHTNESS 0
+#define DEFAULT_KERNEL_SIZE 3
+#define DEFAULT_NORM GST_CUDA_SOBEL_NORM_L2
 
 enum
 {
   PROP_0,
   PROP_THRESHOLD,
   PROP_BRIGHTNESS,
+  PROP_KERNEL_SIZE,
+  PROP_NORM,
 };
 
 struct _GstCudaSobel
@@ -64,6 +75,8 @@ struct _GstCudaSobel
   /* properties, GST_OBJECT_LOCK */
   guint threshold;
   gint brightness;
+  guint kernel_size;
+  GstCudaSobelNorm norm;
 };
 
 #define SINK_FORMATS "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
@@ -73,6 +86,23 @@ struct _GstCudaSobel
 G_DEFINE_TYPE (GstCudaSobel, gst_cuda_sobel, GST_TYPE_CUDA_VISION_BASE);
 GST_ELEMENT_REGISTER_DEFINE (cudasobel, "cudasobel", GST_RANK_NONE,
     GST_TYPE_CUDA_SOBEL);
+
+GType
+gst_cuda_sobel_norm_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_SOBEL_NORM_L2, "Euclidean: sqrt (Gx² + Gy²)", "l2"},
+    {GST_CUDA_SOBEL_NORM_L1, "Sum of absolute values: |Gx| + |Gy|", "l1"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaSobelNorm", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 /* Output is an edge map (GRAY8, else NV12 or I420) of the same size and
  * rate whatever the input format; upstream of it any of the input formats
@@ -142,6 +172,9 @@ gst_cuda_sobel_get_params (GstCudaVisionBase * base, gpointer params)
   GST_OBJECT_LOCK (self);
   p->brightness = self->brightness;
   p->threshold = self->threshold;
+  p->kernel_size = (int) self->kernel_size;
+  p->norm = self->norm == GST_CUDA_SOBEL_NORM_L1 ? CV_SOBEL_NORM_L1 :
+      CV_SOBEL_NORM_L2;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -150,6 +183,7 @@ gst_cuda_sobel_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaSobel *self = GST_CUDA_SOBEL (object);
+  gchar *rejected = NULL;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -159,11 +193,26 @@ gst_cuda_sobel_set_property (GObject * object, guint prop_id,
     case PROP_BRIGHTNESS:
       self->brightness = g_value_get_int (value);
       break;
+    case PROP_KERNEL_SIZE:{
+      guint v = g_value_get_uint (value);
+      if (cv_sobel_ksize_valid ((int) v))
+        self->kernel_size = v;
+      else
+        rejected = g_strdup_printf ("kernel-size must be 3, 5 or 7, got %u; "
+            "keeping %u", v, self->kernel_size);
+      break;
+    }
+    case PROP_NORM:
+      self->norm = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  if (rejected)
+    gst_cuda_vision_base_post_rejection (GST_CUDA_VISION_BASE (self),
+        rejected);
 }
 
 static void
@@ -179,6 +228,12 @@ gst_cuda_sobel_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_BRIGHTNESS:
       g_value_set_int (value, self->brightness);
+      break;
+    case PROP_KERNEL_SIZE:
+      g_value_set_uint (value, self->kernel_size);
+      break;
+    case PROP_NORM:
+      g_value_set_enum (value, self->norm);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -223,6 +278,33 @@ gst_cuda_sobel_class_init (GstCudaSobelClass * klass)
           "0..255", -255, 255, DEFAULT_BRIGHTNESS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstCudaSobel:kernel-size:
+   * The Sobel aperture: 3 (the classic 3x3 kernels), 5 or 7 (OpenCV's
+   * unnormalised cv::Sobel kernels of that size), in pixels, default 3.
+   * Other values (even ones, 1, 9...) are refused with a warning on the bus
+   * and the previous value kept. Controllable; takes effect at the next
+   * frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_KERNEL_SIZE,
+      g_param_spec_uint ("kernel-size", "Kernel size",
+          "Sobel aperture in pixels: 3, 5 or 7 (OpenCV's kernels)", 3,
+          CV_SOBEL_MAX_KSIZE, DEFAULT_KERNEL_SIZE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstCudaSobel:norm:
+   * The gradient magnitude: l2 = floor (sqrt (Gx² + Gy²)) (default, as
+   * before this property existed), l1 = |Gx| + |Gy|; clamped to 255.
+   * Controllable; takes effect at the next frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_NORM,
+      g_param_spec_enum ("norm", "Norm",
+          "Gradient magnitude: l2 = sqrt (Gx² + Gy²), l1 = |Gx| + |Gy|",
+          GST_TYPE_CUDA_SOBEL_NORM, DEFAULT_NORM,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SOBEL_NORM, 0);
 
   gst_cuda_vision_base_class_add_pad_templates (element_class, SINK_FORMATS,
       SRC_FORMATS);
@@ -246,4 +328,6 @@ gst_cuda_sobel_init (GstCudaSobel * self)
 {
   self->threshold = DEFAULT_THRESHOLD;
   self->brightness = DEFAULT_BRIGHTNESS;
+  self->kernel_size = DEFAULT_KERNEL_SIZE;
+  self->norm = DEFAULT_NORM;
 }

@@ -13,6 +13,7 @@
 #include "gstcudatemplatematch.h"
 #include "gstcudanlmeans.h"
 #include "gstcudameanshift.h"
+#include "gstcudacanny.h"
 #include "gstmeanshiftmeta.h"
 
 static gboolean
@@ -27,6 +28,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (cudatemplatematch, plugin);
   ret |= GST_ELEMENT_REGISTER (cudanlmeans, plugin);
   ret |= GST_ELEMENT_REGISTER (cudameanshift, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudacanny, plugin);
   return ret;
 }
 

@@ -64,7 +64,7 @@ if [ "$what" = real ] || [ "$what" = all ]; then
   # elements' own statistics
   for el in "cudameanshift mode=filter kernel=uniform" "cudameanshift mode=filter kernel=flat" \
       "cudameanshift mode=segment kernel=uniform" "cudameanshift mode=segment kernel=flat" \
-      "cudanlmeans" ; do
+      "cudanlmeans" "cudacanny" "cudacanny kernel-size=5 l2-gradient=true" ; do
     for fmt in RGB GRAY8; do
       case "$el" in cudameanshift*) [ $fmt = RGB ] || continue ;; esac
       gst-launch-1.0 -m filesrc location="$CUDAVISION_MEDIA_DIR/vtest.avi" ! avidemux ! jpegdec ! \
@@ -91,7 +91,7 @@ if [ "$what" = upstream ]; then
   # videoconvert and videoscale into each element on the GPU, packed RGB
   # formats, sizes that crashed with the misaligned pinned pool
   n=0; bad=0
-  for el in cudasobel cudaconvolve cudanlmeans "cudatemplatematch template=$PWD/.media/t16.png" cudameanshift; do
+  for el in cudasobel cudaconvolve cudanlmeans "cudatemplatematch template=$PWD/.media/t16.png" cudameanshift cudacanny; do
     for fmt in RGBA BGRA RGBx; do
       for wh in 17x9 33x17 96x64 97x61 400x300 513x257 641x479 1283x719; do
         echo "$el|$fmt|${wh%x*}|${wh#*x}"

@@ -16,7 +16,7 @@
 #include <glib/gstdio.h>
 
 static const gchar *elements[] = { "cudasobel", "cudaconvolve",
-  "cudanlmeans", "cudatemplatematch", "cudameanshift"
+  "cudanlmeans", "cudatemplatematch", "cudameanshift", "cudacanny"
 };
 
 /* a GRAY8 template sample of w x h */

@@ -541,7 +541,7 @@ GST_END_TEST;
 GST_START_TEST (test_element_metadata)
 {
   const gchar *names[] = { "cudasobel", "cudaconvolve", "cudanlmeans",
-    "cudatemplatematch", "cudameanshift"
+    "cudatemplatematch", "cudameanshift", "cudacanny"
   };
   guint i;
 
@@ -595,7 +595,7 @@ GST_END_TEST;
 GST_START_TEST (test_pad_templates)
 {
   const gchar *names[] = { "cudasobel", "cudaconvolve", "cudanlmeans",
-    "cudatemplatematch", "cudameanshift"
+    "cudatemplatematch", "cudameanshift", "cudacanny"
   };
   GstCaps *gray_sys = gst_caps_from_string ("video/x-raw, format=GRAY8");
   GstCaps *gray_cuda =

@@ -16,7 +16,7 @@
 #define CUDA_FEATURE "memory:CUDAMemory"
 
 static const gchar *elements[] = { "cudasobel", "cudaconvolve",
-  "cudatemplatematch", "cudanlmeans", "cudameanshift"
+  "cudatemplatematch", "cudanlmeans", "cudameanshift", "cudacanny"
 };
 
 static gboolean
@@ -266,6 +266,26 @@ GST_START_TEST (test_cuda_memory_sobel)
 
 GST_END_TEST;
 
+/* cudacanny in CUDA memory (NV12 out): the CPU's frames, no host copy */
+GST_START_TEST (test_cuda_memory_canny)
+{
+  Run gpu = run_pipeline (SRC " ! cudaupload ! cudacanny name=e0 "
+      "low-threshold=30 high-threshold=90 kernel-size=5 ! video/x-raw("
+      CUDA_FEATURE ") ! cudadownload ! video/x-raw,format=NV12 ! "
+      "appsink name=sink sync=false");
+  Run cpu = run_pipeline (SRC " ! cudacanny backend=cpu low-threshold=30 "
+      "high-threshold=90 kernel-size=5 ! video/x-raw,format=NV12 ! "
+      "appsink name=sink sync=false");
+
+  assert_same_frames (&gpu, &cpu);
+  fail_unless_equals_int (gpu.samples->len, 20);
+  fail_unless_equals_uint64 (gpu.transfers[0], 0);
+  g_ptr_array_unref (gpu.samples);
+  g_ptr_array_unref (cpu.samples);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_cuda_memory_chain_of_three)
 {
   Run gpu = run_pipeline (SRC " ! cudaupload ! cudaconvolve name=e0 "
@@ -378,6 +398,7 @@ cudamem_suite (void)
   tcase_add_test (tc, test_cuda_caps_refused_on_cpu);
   if (cvtest_backend_is_cuda ()) {
     tcase_add_test (tc, test_cuda_memory_sobel);
+    tcase_add_test (tc, test_cuda_memory_canny);
     tcase_add_test (tc, test_cuda_memory_chain_of_three);
     tcase_add_test (tc, test_nvh264dec_sobel);
     if (gpu_count () >= 2)

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "cvsobel.h"
+#include "cvcanny.h"
 #include "cvconvolve.h"
 #include "cvnlmeans.h"
 #include "cvtemplatematch.h"
@@ -599,7 +600,11 @@ compare_sobel (const Mem * m, const CvOps * test, gboolean big)
     {"GRAY8", 1, {1}}, {"NV12", 2, {1, 2}}, {"I420", 3, {1, 1, 1}},
   };
   static const CvSobelParams params[] = {
-    {0, 0}, {40, 30}, {-60, 0}, {255, 254}, {0, 100},
+    {0, 0, 3, 0}, {40, 30, 3, 0}, {-60, 0, 3, 0}, {255, 254, 3, 0},
+    {0, 100, 3, 0},
+    {10, 20, 5, CV_SOBEL_NORM_L2}, {0, 50, 7, CV_SOBEL_NORM_L1},
+    {-30, 0, 3, CV_SOBEL_NORM_L1}, {0, 0, 7, CV_SOBEL_NORM_L2},
+    {5, 0, 5, CV_SOBEL_NORM_L1},
   };
   guint s, f, o;
 
@@ -632,9 +637,76 @@ compare_sobel (const Mem * m, const CvOps * test, gboolean big)
           c.out_bpp[p] = outs[o].ps[p] ? outs[o].ps[p] : 1;
         }
         c.what = g_strdup_printf ("sobel %dx%d %s -> %s brightness %d "
-            "threshold %d, seed %u", w, h, fmt->name, outs[o].name,
-            prm->brightness, prm->threshold, seed);
+            "threshold %d kernel-size %d norm %d, seed %u", w, h, fmt->name,
+            outs[o].name, prm->brightness, prm->threshold, prm->kernel_size,
+            prm->norm, seed);
         c.ref = &cv_sobel_cpu_ops;
+        c.test = test;
+        c.info = &info;
+        c.params = prm;
+        run_case (&c, m);
+        case_clear (&c);
+        g_rand_free (r);
+      }
+  }
+}
+
+static void
+compare_canny (const Mem * m, const CvOps * test, gboolean big)
+{
+  static const int in_fmts[] = { F_GRAY8, F_I420, F_NV12, F_RGB, F_BGRx,
+    F_xRGB
+  };
+  static const struct
+  {
+    const char *name;
+    int n, ps[CV_MAX_PLANES];
+  } outs[] = {
+    {"GRAY8", 1, {1}}, {"NV12", 2, {1, 2}}, {"I420", 3, {1, 1, 1}},
+  };
+  /* every aperture and norm; thresholds in order, swapped, fractional,
+   * 0 (every local maximum an edge), huge (none) */
+  static const CvCannyParams params[] = {
+    {50, 150, 3, 0}, {20, 60, 5, 1}, {300, 900, 7, 0}, {150, 50, 3, 1},
+    {12.5, 33.7, 5, 0}, {0, 0, 7, 1}, {1e6, 1e6, 3, 0}, {100, 300, 0, 0},
+    {40, 120, 7, 1},
+  };
+  guint s, f, o;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    if (size_skipped (&sizes[s], big))
+      continue;
+    for (f = 0; f < G_N_ELEMENTS (in_fmts); f++)
+      for (o = 0; o < G_N_ELEMENTS (outs); o++) {
+        const Format *fmt = &formats[in_fmts[f]];
+        const CvCannyParams *prm = &params[(s + 2 * f + o) %
+            G_N_ELEMENTS (params)];
+        const int w = sizes[s].w, h = sizes[s].h;
+        guint32 seed = case_seed ();
+        GRand *r = g_rand_new_with_seed (seed);
+        CvCannyInfo info;
+        Case c;
+        int p;
+
+        memset (&c, 0, sizeof (c));
+        memset (&info, 0, sizeof (info));
+        case_inputs (&c, fmt, w, h, (s + f) % 3, r);
+        info.layout = fmt->layout;
+        info.width = w;
+        info.height = h;
+        info.n_out_planes = outs[o].n;
+        memcpy (info.out_pixel_stride, outs[o].ps, sizeof (outs[o].ps));
+        c.n_out = outs[o].n;
+        for (p = 0; p < c.n_out; p++) {
+          c.out_w[p] = p ? w - w / 2 : w;
+          c.out_h[p] = p ? h - h / 2 : h;
+          c.out_bpp[p] = outs[o].ps[p] ? outs[o].ps[p] : 1;
+        }
+        c.what = g_strdup_printf ("canny %dx%d %s -> %s thresholds %g %g "
+            "kernel-size %d l2 %d, seed %u", w, h, fmt->name, outs[o].name,
+            prm->low_threshold, prm->high_threshold, prm->kernel_size,
+            prm->l2_gradient, seed);
+        c.ref = &cv_canny_cpu_ops;
         c.test = test;
         c.info = &info;
         c.params = prm;
@@ -1069,6 +1141,7 @@ static const Algo algos[] = {
   {"nlmeans", &cv_nlmeans_cpu_ops, &cv_nlmeans_cuda_ops},
   {"template match", &cv_template_match_cpu_ops, &cv_template_match_cuda_ops},
   {"meanshift", &cv_meanshift_cpu_ops, &cv_meanshift_cuda_ops},
+  {"canny", &cv_canny_cpu_ops, &cv_canny_cuda_ops},
 };
 
 #define A_SOBEL 0
@@ -1076,6 +1149,7 @@ static const Algo algos[] = {
 #define A_NLMEANS 2
 #define A_TM 3
 #define A_MEANSHIFT 4
+#define A_CANNY 5
 
 /* A valid info, frame and parameters of each algorithm for a w x h frame
  * of format f (planes in the memory m), to be broken one field at a
@@ -1089,6 +1163,7 @@ typedef struct
   CvNlMeansInfo nlmeans;
   CvTemplateMatchInfo tm;
   CvMeanShiftInfo meanshift;
+  CvCannyInfo canny;
   CvSobelParams sobel_p;
   CvConvolveParams convolve_p;
   CvNlMeansParams nlmeans_p;
@@ -1096,6 +1171,7 @@ typedef struct
   CvTemplate templ;
   guint8 tpix[16];
   CvMeanShiftParams meanshift_p;
+  CvCannyParams canny_p;
   DPlane in[CV_MAX_PLANES], out[CV_MAX_PLANES];
   int n_in, n_out;
   CvFrame frame;
@@ -1113,6 +1189,8 @@ setup_info (Setup * s)
       return &s->nlmeans;
     case A_TM:
       return &s->tm;
+    case A_CANNY:
+      return &s->canny;
     default:
       return &s->meanshift;
   }
@@ -1130,6 +1208,8 @@ setup_params (Setup * s)
       return &s->nlmeans_p;
     case A_TM:
       return &s->tm_p;
+    case A_CANNY:
+      return &s->canny_p;
     default:
       return &s->meanshift_p;
   }
@@ -1153,7 +1233,7 @@ setup_init (Setup * s, int algo, int f, int w, int h, const Mem * m)
         fmt->bpp[p]);
     s->frame.in[p] = s->in[p].p;
   }
-  if (algo == A_SOBEL) {
+  if (algo == A_SOBEL || algo == A_CANNY) {
     s->n_out = 2;
     for (p = 0; p < 2; p++)
       dplane_alloc (m, &s->out[p], plane_w (nv12, p, w), plane_h (nv12, p,
@@ -1176,6 +1256,15 @@ setup_init (Setup * s, int algo, int f, int w, int h, const Mem * m)
   s->sobel.n_out_planes = 2;
   s->sobel.out_pixel_stride[1] = 2;
   s->sobel_p.threshold = 10;
+
+  s->canny.layout = fmt->layout;
+  s->canny.width = w;
+  s->canny.height = h;
+  s->canny.n_out_planes = 2;
+  s->canny.out_pixel_stride[1] = 2;
+  s->canny_p.low_threshold = 30;
+  s->canny_p.high_threshold = 90;
+  s->canny_p.kernel_size = 5;
 
   s->convolve.width = w;
   s->convolve.height = h;
@@ -1250,6 +1339,7 @@ static const int algo_fmts[][4] = {
   {F_GRAY8, F_I420, F_NV12, F_BGR},     /* nlmeans */
   {F_GRAY8, F_NV12, F_RGB, F_xRGB},     /* template matching */
   {F_GRAY8, F_RGB, F_BGRx, F_RGBA},     /* meanshift */
+  {F_GRAY8, F_NV12, F_RGB, F_BGRx},     /* canny */
 };
 
 static int
@@ -1315,6 +1405,25 @@ check_create (const CvOps * ops, int algo)
         BAD (sobel.layout.bpp, 2);
         BAD (sobel.layout.r, s.sobel.layout.bpp);
         BAD (sobel.layout.b, s.sobel.layout.r < 0 ? 0 : -1);
+        break;
+      case A_CANNY:
+        BAD (canny.width, 0);
+        BAD (canny.height, -1);
+        {
+          /* 2^31 pixels or more */
+          Setup b = s;
+          b.canny.width = 70000;
+          b.canny.height = 70000;
+          op = (void *) 1;
+          fail_unless_equals_int (ops->create (setup_info (&b), &op),
+              CV_ERROR_INVALID_ARGUMENT);
+          fail_unless (op == NULL);
+        }
+        BAD (canny.n_out_planes, 0);
+        BAD (canny.n_out_planes, CV_MAX_PLANES + 1);
+        BAD (canny.out_pixel_stride[1], 5);
+        BAD (canny.layout.bpp, 2);
+        BAD (canny.layout.r, s.canny.layout.bpp);
         break;
       case A_CONVOLVE:
         BAD (convolve.width, -1);
@@ -1405,7 +1514,7 @@ check_frames (const CvOps * ops, int algo, const Mem * m)
     MISMATCH (out[0].width, s.frame.out[0].width + 1);
     MISMATCH (out[0].height, 0);
     MISMATCH (out[0].data, NULL);
-    if (algo == A_SOBEL) {
+    if (algo == A_SOBEL || algo == A_CANNY) {
       /* the chroma plane: the frame's or its 4:2:0 size */
       MISMATCH (out[1].width, 13 + 1);
       MISMATCH (out[1].height, 5);
@@ -1424,7 +1533,29 @@ check_frames (const CvOps * ops, int algo, const Mem * m)
 #undef MISMATCH
 
     /* parameters out of range are refused too */
-    if (algo == A_NLMEANS) {
+    if (algo == A_SOBEL) {
+      CvSobelParams b = s.sobel_p;
+      b.kernel_size = 4;
+      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+          CV_ERROR_INVALID_ARGUMENT);
+      b.kernel_size = 3;
+      b.norm = 2;
+      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+          CV_ERROR_INVALID_ARGUMENT);
+    } else if (algo == A_CANNY) {
+      CvCannyParams b = s.canny_p;
+      b.kernel_size = 9;
+      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+          CV_ERROR_INVALID_ARGUMENT);
+      b = s.canny_p;
+      b.low_threshold = -1;
+      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+          CV_ERROR_INVALID_ARGUMENT);
+      b = s.canny_p;
+      b.high_threshold = NAN;
+      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+          CV_ERROR_INVALID_ARGUMENT);
+    } else if (algo == A_NLMEANS) {
       CvNlMeansParams b = s.nlmeans_p;
       b.patch_size = 4;
       fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
@@ -1496,7 +1627,7 @@ check_results (const CvOps ** tables, const Mem * m)
     hplane_fill (&h, s.fmt->bpp[0], 2, r);
     dplane_upload (m, &s.in[0], &h, s.fmt->bpp[0]);
     fail_unless_equals_int (ops->create (setup_info (&s), &op), CV_OK);
-    if (a == A_SOBEL || a == A_CONVOLVE || a == A_NLMEANS) {
+    if (a == A_SOBEL || a == A_CONVOLVE || a == A_NLMEANS || a == A_CANNY) {
       fail_unless (ops->results (op) == NULL);
       fail_unless_equals_int (ops->submit (op, &s.frame, setup_params (&s),
               &ex), CV_OK);
@@ -1576,13 +1707,13 @@ check_results (const CvOps ** tables, const Mem * m)
 
 static const CvOps *cpu_tables[] = {
   &cv_sobel_cpu_ops, &cv_convolve_cpu_ops, &cv_nlmeans_cpu_ops,
-  &cv_template_match_cpu_ops, &cv_meanshift_cpu_ops,
+  &cv_template_match_cpu_ops, &cv_meanshift_cpu_ops, &cv_canny_cpu_ops,
 };
 
 #ifdef HAVE_CUDA
 static const CvOps *cuda_tables[] = {
   &cv_sobel_cuda_ops, &cv_convolve_cuda_ops, &cv_nlmeans_cuda_ops,
-  &cv_template_match_cuda_ops, &cv_meanshift_cuda_ops,
+  &cv_template_match_cuda_ops, &cv_meanshift_cuda_ops, &cv_canny_cuda_ops,
 };
 #endif
 
@@ -1667,7 +1798,7 @@ GST_START_TEST (test_planes)
      * untouched */
     {
       CvSobelInfo info = { {1, -1, -1, -1}, w, h, 3, {0, 1, 1, 0} };
-      CvSobelParams prm = { 0, 0 };
+      CvSobelParams prm = { 0, 0, 3, CV_SOBEL_NORM_L2 };
 
       memset (&f, 0, sizeof (f));
       f.in[0] = y;
@@ -1998,6 +2129,7 @@ CPU_COMPARE (convolve, compare_convolve, TRUE)
 CPU_COMPARE (nlmeans, compare_nlmeans, FALSE)
 CPU_COMPARE (template_match, compare_template_match, TRUE)
 CPU_COMPARE (meanshift, compare_meanshift, FALSE)
+CPU_COMPARE (canny, compare_canny, TRUE)
 
 /* ---- the GPU suite ---- */
 
@@ -2019,6 +2151,7 @@ CUDA_COMPARE (convolve, compare_convolve)
 CUDA_COMPARE (nlmeans, compare_nlmeans)
 CUDA_COMPARE (template_match, compare_template_match)
 CUDA_COMPARE (meanshift, compare_meanshift)
+CUDA_COMPARE (canny, compare_canny)
 
 GST_START_TEST (test_cuda_checks)
 {
@@ -2098,7 +2231,7 @@ GST_START_TEST (test_cuda_in_flight)
         guint8 *got = dplane_download (&dev, &ds[i].out[p]);
         c.out_w[p] = hs[i].out[p].p.width;
         c.out_h[p] = hs[i].out[p].p.height;
-        c.out_bpp[p] = a == A_SOBEL ? (p ? 2 : 1) :
+        c.out_bpp[p] = a == A_SOBEL || a == A_CANNY ? (p ? 2 : 1) :
             a == A_TM ? 1 : hs[i].fmt->bpp[p];
         compare_rows (&c, p, hs[i].out[p].p.data, hs[i].out[p].p.stride, got,
             ds[i].out[p].p.stride);
@@ -2141,6 +2274,7 @@ cvops_suite (gboolean cuda)
     tcase_add_test (tc, test_cpu_nlmeans);
     tcase_add_test (tc, test_cpu_template_match);
     tcase_add_test (tc, test_cpu_meanshift);
+    tcase_add_test (tc, test_cpu_canny);
   }
 #ifdef HAVE_CUDA
   if (cuda) {
@@ -2151,6 +2285,7 @@ cvops_suite (gboolean cuda)
     tcase_add_test (tc, test_cuda_nlmeans);
     tcase_add_test (tc, test_cuda_template_match);
     tcase_add_test (tc, test_cuda_meanshift);
+    tcase_add_test (tc, test_cuda_canny);
     tcase_add_test (tc, test_cuda_in_flight);
   }
 #endif

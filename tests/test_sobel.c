@@ -75,7 +75,74 @@ ref_sobel (GstBuffer * inbuf, const GstVideoInfo * info, int brightness,
   return out;
 }
 
+/* kernel sizes 3, 5, 7 and both norms: OpenCV's Sobel kernels
+ * (cv::getDerivKernels (1, 0, k, false)) written out as 2D kernels, the
+ * magnitude in doubles */
+static const int ocv_smooth[3][7] = { {1, 2, 1}, {1, 4, 6, 4, 1},
+{1, 6, 15, 20, 15, 6, 1}
+};
+static const int ocv_deriv[3][7] = { {-1, 0, 1}, {-1, -2, 0, 2, 1},
+{-1, -4, -5, 0, 5, 4, 1}
+};
+
+static guint8 *
+ref_sobel_k (GstBuffer * inbuf, const GstVideoInfo * info, int brightness,
+    int threshold, int k, gboolean l1)
+{
+  int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  guint8 *out = g_malloc ((gsize) w * h);
+  int *in = g_malloc (sizeof (int) * w * h);
+  const int *sm = ocv_smooth[k / 2 - 1], *de = ocv_deriv[k / 2 - 1];
+  const int r = k / 2;
+  GstVideoFrame f;
+  int x, y;
+
+  fail_unless (gst_video_frame_map (&f, info, inbuf, GST_MAP_READ));
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      in[y * w + x] = CLAMP (ref_luma (&f, x, y) + brightness, 0, 255);
+  gst_video_frame_unmap (&f);
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      double gx = 0, gy = 0, m;
+      int i, j;
+      for (j = 0; j < k; j++)
+        for (i = 0; i < k; i++) {
+          int v = in[CLAMP (y + j - r, 0, h - 1) * w + CLAMP (x + i - r, 0,
+                  w - 1)];
+          gx += sm[j] * de[i] * v;
+          gy += de[j] * sm[i] * v;
+        }
+      m = l1 ? fabs (gx) + fabs (gy) : floor (sqrt (gx * gx + gy * gy));
+      if (m > 255)
+        m = 255;
+      out[y * w + x] = m > threshold ? (guint8) m : 0;
+    }
+  g_free (in);
+  return out;
+}
+
 /* ---- running the element ---- */
+
+static GstBuffer *
+run_one_k (const gchar * backend, const GstVideoInfo * info, GstBuffer * in,
+    int brightness, int threshold, int k, gboolean l1)
+{
+  GstHarness *h = cvtest_harness_new ("cudasobel", backend);
+  GstBuffer *out;
+
+  g_object_set (h->element, "brightness", brightness, "threshold",
+      (guint) threshold, "pipeline-depth", 1, "kernel-size", (guint) k, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "norm", l1 ? "l1" : "l2");
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  gst_harness_teardown (h);
+  return out;
+}
 
 static GstBuffer *
 run_one (const gchar * backend, const GstVideoInfo * info, GstBuffer * in,
@@ -174,6 +241,12 @@ GST_START_TEST (test_registration_and_properties)
   fail_unless_equals_int (G_PARAM_SPEC_INT (ps)->minimum, -255);
   fail_unless_equals_int (G_PARAM_SPEC_INT (ps)->maximum, 255);
   fail_unless (ps->flags & GST_PARAM_CONTROLLABLE);
+  ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "kernel-size");
+  fail_unless (ps->flags & GST_PARAM_CONTROLLABLE);
+  fail_unless (ps->flags & GST_PARAM_MUTABLE_PLAYING);
+  ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "norm");
+  fail_unless (ps->flags & GST_PARAM_CONTROLLABLE);
+  fail_unless (ps->flags & GST_PARAM_MUTABLE_PLAYING);
   ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "pipeline-depth");
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 1);
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 4);
@@ -184,6 +257,78 @@ GST_START_TEST (test_registration_and_properties)
   g_object_set (e, "threshold", 100, NULL);
   g_object_get (e, "threshold", &t, NULL);
   fail_unless_equals_int (t, 100);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* every format, odd sizes, kernel sizes 3, 5, 7, both norms, against the
+ * reference with OpenCV's kernels */
+GST_START_TEST (test_reference_kernel_size_norm)
+{
+  static const int sizes[][2] = { {1, 1}, {2, 5}, {7, 3}, {23, 17},
+  {131, 3}, {3, 67}, {257, 63}
+  };
+  guint f, s;
+  int k, l1;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      for (k = 3; k <= 7; k += 2)
+        for (l1 = 0; l1 < 2; l1++) {
+          GstVideoInfo info;
+          GRand *rand = g_rand_new_with_seed (f * 1000 + s * 10 + k + l1);
+          int b = (int) (s * 13 % 41) - 20, t = (int) (f + s) % 3 * 40;
+          GstBuffer *in, *out;
+          guint8 *ref;
+          gchar *what;
+
+          gst_video_info_set_format (&info, formats[f], sizes[s][0],
+              sizes[s][1]);
+          in = cvtest_random_frame (&info, (s % 2) ? 5 : 0, rand);
+          ref = ref_sobel_k (in, &info, b, t, k, l1);
+          out = run_one_k (NULL, &info, in, b, t, k, l1);
+          what = g_strdup_printf ("%s %dx%d k=%d %s b=%d t=%d",
+              gst_video_format_to_string (formats[f]), sizes[s][0],
+              sizes[s][1], k, l1 ? "l1" : "l2", b, t);
+          fail_unless_equals_int (compare_gray (out, ref, sizes[s][0],
+                  sizes[s][1], what), 0);
+          g_free (what);
+          g_free (ref);
+          gst_buffer_unref (out);
+          gst_buffer_unref (in);
+          g_rand_free (rand);
+        }
+}
+
+GST_END_TEST;
+
+/* kernel-size outside 3, 5, 7: a warning on the bus, the value kept */
+GST_START_TEST (test_kernel_size_refused)
+{
+  static const guint bad[] = { 4, 6 };
+  GstElement *e = gst_element_factory_make ("cudasobel", NULL);
+  GstBus *bus = gst_bus_new ();
+  guint i, k;
+  gint norm;
+
+  g_object_get (e, "kernel-size", &k, "norm", &norm, NULL);
+  fail_unless_equals_int (k, 3);
+  fail_unless_equals_int (norm, 0);
+  gst_element_set_bus (e, bus);
+  g_object_set (e, "kernel-size", 7, NULL);
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GstMessage *msg;
+    g_object_set (e, "kernel-size", bad[i], NULL);
+    g_object_get (e, "kernel-size", &k, NULL);
+    fail_unless_equals_int (k, 7);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+    fail_unless (msg != NULL, "no warning for kernel-size %u", bad[i]);
+    gst_message_unref (msg);
+  }
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
   gst_object_unref (e);
 }
 
@@ -373,6 +518,62 @@ GST_START_TEST (test_threshold_change_while_playing)
   }
   gst_buffer_unref (in);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_equals_cpu_kernel_size_norm)
+{
+  static const int sizes[][2] = { {1, 1}, {5, 3}, {129, 9}, {641, 479},
+  {1920, 1080}
+  };
+  guint f, s;
+  int k, l1;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      for (k = 3; k <= 7; k += 2)
+        for (l1 = 0; l1 < 2; l1++) {
+          GstVideoInfo info;
+          GRand *rand = g_rand_new_with_seed (f * 7 + s + k);
+          GstBuffer *in, *gpu, *cpu;
+          int w = sizes[s][0], hgt = sizes[s][1];
+          guint8 *ref;
+
+          gst_video_info_set_format (&info, formats[f], w, hgt);
+          in = cvtest_random_frame (&info, s * 3, rand);
+          gpu = run_one_k ("cuda", &info, in, 9, (int) f * 9, k, l1);
+          cpu = run_one_k ("cpu", &info, in, 9, (int) f * 9, k, l1);
+          /* both against the reference where it is affordable */
+          if (w * hgt <= 641 * 479) {
+            ref = ref_sobel_k (in, &info, 9, (int) f * 9, k, l1);
+            fail_unless_equals_int (compare_gray (gpu, ref, w, hgt, "gpu"),
+                0);
+            fail_unless_equals_int (compare_gray (cpu, ref, w, hgt, "cpu"),
+                0);
+            g_free (ref);
+          } else {
+            GstVideoInfo oi;
+            GstVideoFrame a, b;
+            int y;
+            gst_video_info_set_format (&oi, GST_VIDEO_FORMAT_GRAY8, w, hgt);
+            fail_unless (gst_video_frame_map (&a, &oi, gpu, GST_MAP_READ));
+            fail_unless (gst_video_frame_map (&b, &oi, cpu, GST_MAP_READ));
+            for (y = 0; y < hgt; y++)
+              fail_unless (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&a,
+                          0) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&a,
+                          0), (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&b, 0) +
+                      (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&b, 0),
+                      w) == 0, "GPU != CPU %s %dx%d k=%d l1=%d row %d",
+                  gst_video_format_to_string (formats[f]), w, hgt, k, l1, y);
+            gst_video_frame_unmap (&a);
+            gst_video_frame_unmap (&b);
+          }
+          gst_buffer_unref (gpu);
+          gst_buffer_unref (cpu);
+          gst_buffer_unref (in);
+          g_rand_free (rand);
+        }
 }
 
 GST_END_TEST;
@@ -611,10 +812,14 @@ sobel_suite (void)
   tcase_add_test (tc, test_unsupported_format_refused);
   tcase_add_test (tc, test_reference_random_frames);
   tcase_add_test (tc, test_reference_brightness_threshold);
+  tcase_add_test (tc, test_reference_kernel_size_norm);
+  tcase_add_test (tc, test_kernel_size_refused);
   tcase_add_test (tc, test_semantics);
   tcase_add_test (tc, test_threshold_change_while_playing);
   if (cvtest_backend_is_cuda ())
     tcase_add_test (tc, test_gpu_equals_cpu);
+  if (cvtest_backend_is_cuda ())
+    tcase_add_test (tc, test_gpu_equals_cpu_kernel_size_norm);
   tcase_add_test (tc, test_real_images);
   tcase_add_test (tc, test_huge_frame);
   tcase_add_test (tc, test_real_video);

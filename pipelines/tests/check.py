@@ -242,8 +242,9 @@ SHARED = ["--frames", "--backend", "--build-dir"]
 SCRIPTS = {
     "demo.sh": SHARED + ["--output", "--snapshot"],
     "edges.py": SHARED + ["--output", "--snapshot"],
-    "camera.sh": SHARED + ["--device", "--test"],
-    "side-by-side.sh": SHARED + ["--output", "--snapshot", "--headless"],
+    "camera.sh": SHARED + ["--device", "--test", "--element"],
+    "side-by-side.sh": SHARED + ["--output", "--snapshot", "--headless",
+                                 "--edges"],
     "blur-edges.sh": SHARED + ["--output", "--filters", "--headless"],
     "meanshift-segment.sh": SHARED + ["--output", "--spatial-radius"],
     "find-template.py": SHARED + ["--output", "--template"],
@@ -368,6 +369,22 @@ def check_camera(src, build):
     check(rc == 0 and "v4l2src device=/dev/video7 ! image/jpeg ! jpegdec"
           in text and "autovideosink" in text,
           "--print shows the camera pipeline without running it")
+    # --element canny: cudacanny with its thresholds, frames counted on it
+    rc, text, stdout = run([os.path.join(src, "pipelines", "camera.sh"),
+                            "--test", "--element", "canny", "--frames", "12",
+                            "--size", "160x120", "--low-threshold", "30",
+                            "--high-threshold", "90.5", "--kernel-size", "5",
+                            "--build-dir", build])
+    check(rc == 0, "camera.sh --test --element canny exits with status 0")
+    check_summary(stdout, "camera.sh", 12, "none")
+    check("cudacanny name=canny low-threshold=30 high-threshold=90.5 "
+          "kernel-size=5" in text,
+          "the printed pipeline has cudacanny with the thresholds")
+    for bad in (["--element", "prewitt"], ["--kernel-size", "4"],
+                ["--element", "canny", "--low-threshold", "-3"]):
+        rc, text, _ = run([os.path.join(src, "pipelines", "camera.sh"),
+                           "--test", "--print"] + bad)
+        check(rc != 0 and "error" in text, f"camera.sh refuses {bad}")
 
 
 def check_side_by_side(src, build, outdir):
@@ -442,6 +459,61 @@ def check_side_by_side(src, build, outdir):
     c0 = correlation(snap[0][2], got[0][2])
     check(c0 < c - 0.02, f"the snapshot is not frame 0 of the view "
           f"(correlation {c0:.3f})")
+
+
+def check_side_by_side_canny(src, build, outdir):
+    """--edges canny and both: the panes, cudacanny's pane binary and
+    the Canny of pane 1 (cv2.Canny where python3-opencv is there)"""
+    script = os.path.join(src, "pipelines", "side-by-side.sh")
+    rc, text, stdout = run([script, "--test-src", "--headless", "--frames",
+                            "6", "--edges", "canny", "--size", "160x120",
+                            "--build-dir", build])
+    check(rc == 0, "side-by-side.sh --edges canny exits with 0")
+    check_summary(stdout, "side-by-side.sh", 6, "none")
+    check("cudacanny name=canny" in text and "cudasobel" not in text,
+          "--edges canny: cudacanny in place of cudasobel")
+    rc, _, _ = run([script, "--test-src", "--print", "--edges", "prewitt"])
+    check(rc != 0, "--edges prewitt is refused")
+
+    if not os.path.exists(VTEST):
+        skip(f"{VTEST} is missing (package opencv-doc)")
+    need_elements("avdec_msmpeg4", "pngenc", "pngdec")
+    png = os.path.join(outdir, "side-by-side-both.png")
+    if os.path.exists(png):
+        os.remove(png)
+    w, h, lo, hi = 160, 120, 40, 120
+    rc, text, stdout = run([script, "--edges", "both", "--frames", "20",
+                            "--size", f"{w}x{h}", "--headless",
+                            "--no-labels", "--low-threshold", str(lo),
+                            "--high-threshold", str(hi), "--snapshot", png,
+                            "--build-dir", build])
+    check(rc == 0, "side-by-side.sh --edges both exits with 0")
+    check_summary(stdout, "side-by-side.sh", 20, "none")
+    check("cudasobel name=sobel" in text and "cudacanny name=canny "
+          f"low-threshold={lo} high-threshold={hi}" in text,
+          "--edges both: cudasobel and cudacanny")
+    check(png_size(png) == (4 * w, h), f"the snapshot is four {w}x{h} "
+          f"panes wide ({4 * w}x{h})")
+    snap = decode_luma(png)[0][2]
+    p0, p2, p3 = crop(snap, 0, w), crop(snap, 2 * w, w), crop(snap, 3 * w, w)
+    c = correlation(sobel(p0), p2)
+    check(c > 0.9, f"pane 3 is the Sobel of pane 1 (correlation {c:.3f})")
+    values = [v for r in p3 for v in r]
+    mid = sum(30 < v < 225 for v in values) / len(values)
+    bright = sum(v >= 225 for v in values) / len(values)
+    check(mid < 0.01, f"pane 4 is a 0/255 edge map ({100 * mid:.2f} % of "
+          f"its pixels in between)")
+    check(0.005 < bright < 0.3, f"pane 4 has edges ({100 * bright:.2f} %)")
+    try:
+        import numpy as np
+        import cv2
+    except ImportError:
+        print("note: no python3-opencv, pane 4 not compared with cv2.Canny")
+        return
+    ref = cv2.Canny(np.array([list(r) for r in p0], np.uint8), lo, hi)
+    c = correlation(ref.tolist(), p3)
+    check(c > 0.7, f"pane 4 is cv2.Canny of pane 1 (correlation {c:.3f} "
+          f"> 0.7; pane 1 went through I420 and RGB)")
 
 
 def check_blur_edges(src, build, outdir):
@@ -654,6 +726,7 @@ CHECKS = {
     "demo": check_demo,
     "camera": check_camera,
     "side-by-side": check_side_by_side,
+    "side-by-side-canny": check_side_by_side_canny,
     "blur-edges": check_blur_edges,
     "meanshift-segment": check_meanshift_segment,
     "find-template": check_find_template,

@@ -4,6 +4,7 @@
  */
 #include "kbench.h"
 #include "cvsobel.h"
+#include "cvcanny.h"
 #include "cvtemplatematch.h"
 #include "cvconvolve.h"
 
@@ -60,6 +61,34 @@ alloc_random (Plane & pl, int w, int h, int bpp)
       (size_t) w * bpp, h, cudaMemcpyHostToDevice);
 }
 
+/* a frame with edges of every strength and long contours, as a camera
+ * gives (rather than noise): a smooth wave, blocks and a little noise */
+cudaError_t
+alloc_pattern (Plane & pl, int w, int h, int bpp)
+{
+  size_t pitch;
+  cudaError_t e = cudaMallocPitch ((void **) &pl.p.data, &pitch,
+      (size_t) w * bpp, h);
+  if (e != cudaSuccess)
+    return e;
+  pl.p.stride = pitch;
+  pl.p.width = w;
+  pl.p.height = h;
+  std::vector < unsigned char >host ((size_t) w * bpp * h);
+  unsigned r = 4242;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      r = r * 1664525u + 1013904223u;
+      double v = 128 + 70 * sin (x * 0.031 + y * 0.017) * cos (y * 0.023) +
+          ((x / 97 + y / 61) % 3 == 0 ? 40 : 0) + (int) (r >> 29) - 4;
+      unsigned char c = (unsigned char) std::min (255.0, std::max (0.0, v));
+      for (int b = 0; b < bpp; b++)
+        host[((size_t) y * w + x) * bpp + b] = c;
+    }
+  return cudaMemcpy2D (pl.p.data, pitch, host.data (), (size_t) w * bpp,
+      (size_t) w * bpp, h, cudaMemcpyHostToDevice);
+}
+
 /* the practical floor at a size: read every byte of a plane once and write
  * it once, 16 bytes per thread */
 __global__ void
@@ -88,7 +117,8 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
   cudaStream_t s;
   std::function < int (cudaStream_t) > launch;
   Plane in, out;
-  CvSobelParams sp = { 0, 20 };
+  CvSobelParams sp = { 0, 20, 3, CV_SOBEL_NORM_L2 };
+  CvCannyParams kp = { 50, 150, 3, 0 };
   CvLumaLayout l;
   /* the operator of the kernel timed, its frame and exec */
   const CvOps *ops = NULL;
@@ -119,7 +149,36 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
           out.p.data, out.p.stride, rb, height);
       return (int) cudaGetLastError ();
     };
-  } else if (!strcmp (name, "sobel")) {
+  } else if (!strcmp (name, "canny") || !strcmp (name, "canny-noise")) {
+    /* cudacanny's defaults (50, 150, aperture 3, L1); canny: a camera-like
+     * frame; canny-noise: random bytes, the worst case (edges everywhere,
+     * the most union-find work) */
+    if (!strcmp (name, "canny"))
+      CK (alloc_pattern (in, width, height, l.bpp));
+    else
+      CK (alloc_random (in, width, height, l.bpp));
+    CK (alloc_random (out, width, height, 1));
+    *bytes = (double) width * height * (l.bpp + 1);
+    CvCannyInfo info = { };
+    info.layout = l;
+    info.width = width;
+    info.height = height;
+    info.n_out_planes = 1;
+    ops = &cv_canny_cuda_ops;
+    if (ops->create (&info, &op) != CV_OK) {
+      snprintf (err, err_size, "canny operator: create failed");
+      return 1;
+    }
+    frame.in[0] = in.p;
+    frame.out[0] = out.p;
+    launch = [&](cudaStream_t st) {
+      ex.stream = st;
+      return ops->submit (op, &frame, &kp, &ex);
+    };
+  } else if (!strcmp (name, "sobel") || !strcmp (name, "sobel5")
+      || !strcmp (name, "sobel7")) {
+    /* sobel5, sobel7: kernel-size 5, 7 (the shared-memory kernel) */
+    sp.kernel_size = name[5] ? name[5] - '0' : 3;
     CK (alloc_random (in, width, height, l.bpp));
     CK (alloc_random (out, width, height, 1));
     *bytes = (double) width * height * (l.bpp + 1);

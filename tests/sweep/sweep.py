@@ -87,7 +87,7 @@ except ImportError:
              "/usr/bin/python3)")
 
 ELEMENTS = ["cudasobel", "cudaconvolve", "cudanlmeans", "cudatemplatematch",
-            "cudameanshift"]
+            "cudameanshift", "cudacanny"]
 SHORT = {e: e[4:] for e in ELEMENTS}
 SUBSAMPLED = ("I420", "NV12")
 PATTERNS = ["smpte", "snow", "ball", "zone-plate", "gradient", "checkers-8",
@@ -118,7 +118,16 @@ def param_sets(element, rng):
                 ("t40", "threshold=40", 1, {}),
                 ("t10b-60", "threshold=10 brightness=-60", 1, {}),
                 ("t200b120", "threshold=200 brightness=120", 1, {}),
-                ("b255", "brightness=255", 1, {})]
+                ("b255", "brightness=255", 1, {}),
+                ("k5l1", "kernel-size=5 norm=l1 threshold=30", 2, {}),
+                ("k7", "kernel-size=7 brightness=-20", 2, {})]
+    if element == "cudacanny":
+        return [("default", "", 2, {}),
+                ("k5l2", "kernel-size=5 l2-gradient=true "
+                 "low-threshold=100 high-threshold=300", 3, {}),
+                ("k7swap", "kernel-size=7 low-threshold=2000 "
+                 "high-threshold=800", 3, {}),
+                ("frac", "low-threshold=12.5 high-threshold=33.7", 2, {})]
     if element == "cudaconvolve":
         return [("blur", "filters=blur", 1, {}),
                 ("blur,edge", "filters=blur,edge-detect", 2, {}),
@@ -171,7 +180,7 @@ def param_sets(element, rng):
 
 # relative CPU cost per pixel and frame of each element (cheap params)
 ELEMENT_COST = {"cudasobel": 1, "cudaconvolve": 1, "cudanlmeans": 4,
-                "cudatemplatematch": 2, "cudameanshift": 3}
+                "cudatemplatematch": 2, "cudameanshift": 3, "cudacanny": 2}
 
 
 class Case:
@@ -452,7 +461,8 @@ class Sweep:
                     if "out" in extra:
                         outs = [f for f in extra["out"] if f in src_fmts]
                         out_fmt = outs[n % len(outs)]
-                    elif fmt in src_fmts and element != "cudasobel":
+                    elif fmt in src_fmts and element not in ("cudasobel",
+                                                               "cudacanny"):
                         out_fmt = fmt
                     else:
                         out_fmt = src_fmts[n % len(src_fmts)]
