@@ -87,7 +87,7 @@ canny_gradients (CannyOp * o, const CvPlane * src, int k, int l2,
           vs[x] = s;
           vd[x] = d;
         }
-        int16_t *dxr = o->dx + (size_t) y * w, *dyr = o->dy + (size_t) y * w;
+        int16_t *dxr = o->dx + (size_t) y * w, *dyr = o->dy + (size_t) y *w;
         int32_t *mr = o->mag + (size_t) (y + 1) * mstride + 1;
         for (int x = 0; x < w; x++) {
           int gx = 0, gy = 0;
@@ -121,7 +121,7 @@ canny_classes (CannyOp * o, int low, int high, const CvExec * exec)
       continue;
     const int32_t *p = o->mag + (size_t) y * ms + 1;    /* row y - 1 */
     const int32_t *a = p + ms, *n = a + ms;
-    const int16_t *dxr = o->dx + (size_t) y * w, *dyr = o->dy + (size_t) y * w;
+    const int16_t *dxr = o->dx + (size_t) y * w, *dyr = o->dy + (size_t) y *w;
     uint8_t *c = o->cls + (size_t) y * w;
     for (int x = 0; x < w; x++)
       c[x] = (uint8_t) cv_canny_class (a[x], dxr[x], dyr[x], p[x - 1], p[x],

@@ -158,21 +158,16 @@ gst_cuda_nl_means_prepare_frame (GstCudaVisionBase * base,
   gdouble ops, seconds;
   gchar *setting;
 
-  if (!self->warned_patch && (p->patch_size > w
-          || p->patch_size > h)) {
+  if (!self->warned_patch && (p->patch_size > w || p->patch_size > h)) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("patch-size %d is larger "
             "than the %dx%d frame: the patch is completed by repeated "
-            "symmetric reflection", p->patch_size, w, h),
-        (NULL));
+            "symmetric reflection", p->patch_size, w, h), (NULL));
     self->warned_patch = TRUE;
   }
   /* offsets of the search window clipped to the frame */
-  ox = p->search_window ? MIN (p->search_window, 2 * w - 1) :
-      2 * w - 1;
-  oy = p->search_window ? MIN (p->search_window, 2 * h - 1) :
-      2 * h - 1;
-  ops = (gdouble) w * h * ox * oy *
-      (self->colour ? 1.35 : 1.0);
+  ox = p->search_window ? MIN (p->search_window, 2 * w - 1) : 2 * w - 1;
+  oy = p->search_window ? MIN (p->search_window, 2 * h - 1) : 2 * h - 1;
+  ops = (gdouble) w *h * ox * oy * (self->colour ? 1.35 : 1.0);
   seconds = cuda ? ops * NLM_GPU_S_PER_OP : ops * NLM_CPU_S_PER_OP /
       gst_cuda_vision_base_cpu_threads (base);
   if (p->search_window == 0)
@@ -241,8 +236,7 @@ gst_cuda_nl_means_set_property (GObject * object, guint prop_id,
   }
   GST_OBJECT_UNLOCK (self);
   if (rejected)
-    gst_cuda_vision_base_post_rejection (GST_CUDA_VISION_BASE (self),
-        rejected);
+    gst_cuda_vision_base_post_rejection (GST_CUDA_VISION_BASE (self), rejected);
 }
 
 static void

@@ -211,8 +211,7 @@ gst_cuda_sobel_set_property (GObject * object, guint prop_id,
   }
   GST_OBJECT_UNLOCK (self);
   if (rejected)
-    gst_cuda_vision_base_post_rejection (GST_CUDA_VISION_BASE (self),
-        rejected);
+    gst_cuda_vision_base_post_rejection (GST_CUDA_VISION_BASE (self), rejected);
 }
 
 static void

@@ -208,8 +208,7 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
   if (GST_VIDEO_INFO_IS_INTERLACED (&in_info)) {
     /* once per caps: a refused CAPS event is sent again with every buffer */
-    if (!priv->refused_caps || !gst_caps_is_equal (priv->refused_caps,
-            incaps))
+    if (!priv->refused_caps || !gst_caps_is_equal (priv->refused_caps, incaps))
       GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Interlaced video (%s) is "
               "not supported: deinterlace it first (e.g. with deinterlace)",
               gst_video_interlace_mode_to_string
@@ -372,8 +371,9 @@ gst_cuda_vision_base_sink_event (GstBaseTransform * trans, GstEvent * event)
         gst_cv_scheduler_final_stats (self);
       break;
   }
-  return GST_BASE_TRANSFORM_CLASS (gst_cuda_vision_base_parent_class)->
-      sink_event (trans, event);
+  return
+      GST_BASE_TRANSFORM_CLASS (gst_cuda_vision_base_parent_class)->sink_event
+      (trans, event);
 }
 
 static gboolean

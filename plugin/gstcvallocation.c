@@ -64,8 +64,7 @@ video_pool (GstBufferPool * pool, GstCaps * caps, guint size, guint min,
   if (!pool)
     pool = gst_video_buffer_pool_new ();
   config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_add_option (config,
-      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_buffer_pool_config_set_params (config, caps, size, min, max);
   if (!set_pool_config (pool, config)) {
     gst_object_unref (pool);

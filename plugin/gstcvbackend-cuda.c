@@ -124,8 +124,7 @@ cuda_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
   if (gst_cv_cuda_context_supported ()) {
     /* the "gst.cuda.context" shared with nvcodec's elements (found in the
      * pipeline or created); all our CUDA work runs in it */
-    if (!gst_cv_cuda_context_ensure (GST_ELEMENT (self), device_id,
-            &priv->ctx)) {
+    if (!gst_cv_cuda_context_ensure (GST_ELEMENT (self), device_id, &priv->ctx)) {
       *reason = g_strdup_printf ("no CUDA context for device %d", device_id);
       return FALSE;
     }
@@ -390,8 +389,7 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
 
   if (!CUDA_CHECK (self, cudaEventRecord (c->ev[0], c->stream)))
     return GST_CUDA_VISION_ERROR_POSTED;
-  for (p = 0; !s->in_device && p < GST_VIDEO_FRAME_N_PLANES (&s->in_frame);
-      p++)
+  for (p = 0; !s->in_device && p < GST_VIDEO_FRAME_N_PLANES (&s->in_frame); p++)
     if ((priv->upload_planes & (1u << p))
         && !copy_plane (self, c, &s->in_frame, p, in_pinned, TRUE))
       return GST_CUDA_VISION_ERROR_POSTED;

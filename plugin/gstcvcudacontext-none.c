@@ -52,8 +52,7 @@ gst_cv_cuda_context_set (GstElement * element, GstContext * context,
 }
 
 gboolean
-gst_cv_cuda_context_query (GstElement * element, GstQuery * query,
-    gpointer ctx)
+gst_cv_cuda_context_query (GstElement * element, GstQuery * query, gpointer ctx)
 {
   return FALSE;
 }

@@ -150,8 +150,7 @@ gst_cv_cuda_context_set (GstElement * element, GstContext * context,
 }
 
 gboolean
-gst_cv_cuda_context_query (GstElement * element, GstQuery * query,
-    gpointer ctx)
+gst_cv_cuda_context_query (GstElement * element, GstQuery * query, gpointer ctx)
 {
   return gst_cuda_handle_context_query (element, query, ctx);
 }

@@ -118,8 +118,7 @@ gst_cuda_vision_frame_is_sane (GstVideoFrame * f, const GstVideoInfo * caps,
     if (end > map->size) {
       *why = g_strdup_printf ("plane %u (offset %" G_GSSIZE_FORMAT ", stride "
           "%d, %" G_GSIZE_FORMAT " rows) ends beyond the %" G_GSIZE_FORMAT
-          " bytes of its memory", p, data - map->data, stride, rows,
-          map->size);
+          " bytes of its memory", p, data - map->data, stride, rows, map->size);
       return FALSE;
     }
   }

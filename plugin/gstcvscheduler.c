@@ -34,8 +34,7 @@ gst_cv_scheduler_failed (GstCudaVisionBase * self, int status,
   if (status != GST_CUDA_VISION_ERROR_POSTED)
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
         ("Processing the frame on the %s failed: %s", where,
-            gst_cuda_vision_status_string (status)),
-        ("status %d", status));
+            gst_cuda_vision_status_string (status)), ("status %d", status));
   return GST_FLOW_ERROR;
 }
 

@@ -465,8 +465,7 @@ GST_START_TEST (test_template_sample_invalid)
     expect_warning (bus, why[i]);
     g_object_get (h->element, "template-sample", &back, NULL);
     fail_unless (back == NULL);
-    gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 64,
-            48));
+    gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 64, 48));
     fail_unless_equals_int (gst_harness_push (h,
             gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info),
                 NULL)), GST_FLOW_ERROR);

@@ -478,8 +478,7 @@ GST_START_TEST (test_post_stats_final)
   fail_unless (gst_structure_get_double (s, "kernel-ms", &kernel));
   fail_unless (gst_structure_get_double (s, "fps", &fps));
   /* two frames one after the other (depth 1): at least 2 kernel times */
-  fail_unless (fps <= 1000.0 / kernel, "fps %g with kernel-ms %g", fps,
-      kernel);
+  fail_unless (fps <= 1000.0 / kernel, "fps %g with kernel-ms %g", fps, kernel);
   fail_unless (gst_structure_get (s, "timestamp", G_TYPE_UINT64, &ts,
           "duration", G_TYPE_UINT64, &dur, "stream-time", G_TYPE_UINT64, &st,
           "running-time", G_TYPE_UINT64, &rt, NULL));
@@ -551,8 +550,7 @@ GST_START_TEST (test_element_metadata)
 
     fail_unless (f != NULL);
     klass = gst_element_factory_get_metadata (f, GST_ELEMENT_METADATA_KLASS);
-    author = gst_element_factory_get_metadata (f,
-        GST_ELEMENT_METADATA_AUTHOR);
+    author = gst_element_factory_get_metadata (f, GST_ELEMENT_METADATA_AUTHOR);
     fail_unless (g_str_has_suffix (klass, "/Video/Hardware"), "%s: %s",
         names[i], klass);
     fail_unless (strchr (author, '<') && strchr (author, '@'), "%s: %s",

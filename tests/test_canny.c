@@ -285,8 +285,7 @@ check_reference (const GstVideoInfo * info, GstBuffer * in, const Setting * s,
       s->l2, s->low, s->high);
   guint bad = compare_gray (out, ref, w, h, what);
 
-  fail_unless (bad == 0, "%s: %u pixels differ from the reference", what,
-      bad);
+  fail_unless (bad == 0, "%s: %u pixels differ from the reference", what, bad);
   g_free (what);
   g_free (ref);
   gst_buffer_unref (out);

@@ -35,8 +35,7 @@ check_inside_block (const guint8 * p, gsize n)
 
   fail_unless (fake_cudart_block (p, &block, &size), "%p is in no block", p);
   fail_unless (p >= block && p + n <= block + size,
-      "bytes %p..%p outside the block %p..%p", p, p + n, block,
-      block + size);
+      "bytes %p..%p outside the block %p..%p", p, p + n, block, block + size);
 #else
   (void) p;
   (void) n;

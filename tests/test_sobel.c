@@ -547,10 +547,8 @@ GST_START_TEST (test_gpu_equals_cpu_kernel_size_norm)
           /* both against the reference where it is affordable */
           if (w * hgt <= 641 * 479) {
             ref = ref_sobel_k (in, &info, 9, (int) f * 9, k, l1);
-            fail_unless_equals_int (compare_gray (gpu, ref, w, hgt, "gpu"),
-                0);
-            fail_unless_equals_int (compare_gray (cpu, ref, w, hgt, "cpu"),
-                0);
+            fail_unless_equals_int (compare_gray (gpu, ref, w, hgt, "gpu"), 0);
+            fail_unless_equals_int (compare_gray (cpu, ref, w, hgt, "cpu"), 0);
             g_free (ref);
           } else {
             GstVideoInfo oi;

@@ -164,7 +164,7 @@ main (int argc, char **argv)
     {"input", 0, 0, G_OPTION_ARG_STRING, &o.input,
         "Video file or URI instead of videotestsrc", "FILE"},
     {"build-dir", 0, 0, G_OPTION_ARG_FILENAME, &build_dir,
-          "Take the plugin from DIR/plugin (default: GST_PLUGIN_PATH when "
+        "Take the plugin from DIR/plugin (default: GST_PLUGIN_PATH when "
           "set, else this program's build)", "DIR"},
     {NULL}
   };
