@@ -84,13 +84,7 @@ typedef struct
  *          plane missing or not of the info's sizes, CUDA: frames taller
  *          than 524280 rows), CV_ERROR_CANCELLED (CPU), or (CUDA) the
  *          cudaError_t of the first failing call. */
-typedef struct
-{
-  CvLumaLayout layout;
-  int width, height;
-  int n_out_planes;
-  int out_pixel_stride[CV_MAX_PLANES];
-} CvCannyInfo;
+typedef CvEdgeMapInfo CvCannyInfo;     /* cvop.h */
 
 extern const CvOps cv_canny_cpu_ops;
 extern const CvOps cv_canny_cuda_ops;

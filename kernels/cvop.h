@@ -25,6 +25,20 @@ extern "C" {
 /* Planes per frame at most (GST_VIDEO_MAX_PLANES). */
 #define CV_MAX_PLANES 4
 
+/* What the negotiated caps fix for an operator that reads the luma of a
+ * frame and writes an edge map (cv_sobel_*, cv_canny_*): the input's luma
+ * layout, the size (the output's too), and the output's planes: plane 0
+ * the map (1 byte per pixel), planes 1 .. n_out_planes - 1 (NV12, I420)
+ * neutral chroma with out_pixel_stride[p] bytes per sample (NV12's UV
+ * plane: 2). */
+typedef struct
+{
+  CvLumaLayout layout;
+  int width, height;
+  int n_out_planes;
+  int out_pixel_stride[CV_MAX_PLANES];
+} CvEdgeMapInfo;
+
 /* One frame's planes in the operator's memory: host memory for the CPU
  * operators, device memory for the CUDA ones (any pitch). Planes an
  * algorithm does not read (e.g. the chroma of I420 for cudasobel) may have

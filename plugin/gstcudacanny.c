@@ -33,6 +33,7 @@
 #endif
 
 #include "gstcudacanny.h"
+#include "gstcvedgemap.h"
 #include "cvcanny.h"
 #include "canny_core.h"
 
@@ -64,75 +65,13 @@ struct _GstCudaCanny
   gboolean l2_gradient;
 };
 
-#define SINK_FORMATS "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
-#define SRC_FORMATS "{ GRAY8, NV12, I420 }"
+#define SINK_FORMATS GST_CV_EDGE_MAP_SINK_FORMATS
+#define SRC_FORMATS GST_CV_EDGE_MAP_SRC_FORMATS
 
 #define gst_cuda_canny_parent_class parent_class
 G_DEFINE_TYPE (GstCudaCanny, gst_cuda_canny, GST_TYPE_CUDA_VISION_BASE);
 GST_ELEMENT_REGISTER_DEFINE (cudacanny, "cudacanny", GST_RANK_NONE,
     GST_TYPE_CUDA_CANNY);
-
-/* Output is an edge map (GRAY8, else NV12 or I420) of the same size and
- * rate whatever the input format, as cudasobel's. */
-static GstCaps *
-gst_cuda_canny_transform_format_caps (GstCudaVisionBase * base,
-    GstPadDirection direction, GstCaps * caps)
-{
-  GstCaps *res = gst_caps_copy (caps);
-  guint i;
-
-  for (i = 0; i < gst_caps_get_size (res); i++)
-    gst_structure_remove_fields (gst_caps_get_structure (res, i), "format",
-        "colorimetry", "chroma-site", NULL);
-  if (direction == GST_PAD_SINK) {
-    GstCaps *fmts = gst_caps_from_string ("video/x-raw, format=(string) "
-        SRC_FORMATS);
-    GstCaps *t = gst_caps_intersect_full (res, fmts, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (res);
-    gst_caps_unref (fmts);
-    res = t;
-  }
-  return gst_caps_simplify (res);
-}
-
-static gboolean
-gst_cuda_canny_set_info (GstCudaVisionBase * base, GstCaps * incaps,
-    const GstVideoInfo * in_info, GstCaps * outcaps,
-    const GstVideoInfo * out_info, gpointer op_info)
-{
-  CvCannyInfo *info = op_info;
-  guint p;
-
-  if (GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info) ||
-      GST_VIDEO_INFO_HEIGHT (in_info) != GST_VIDEO_INFO_HEIGHT (out_info) ||
-      !(GST_VIDEO_INFO_FORMAT (out_info) == GST_VIDEO_FORMAT_GRAY8 ||
-          GST_VIDEO_INFO_FORMAT (out_info) == GST_VIDEO_FORMAT_NV12 ||
-          GST_VIDEO_INFO_FORMAT (out_info) == GST_VIDEO_FORMAT_I420)) {
-    GST_ERROR_OBJECT (base, "output must be GRAY8, NV12 or I420 of the "
-        "input's size");
-    return FALSE;
-  }
-  if (!gst_cuda_vision_luma_layout (in_info, &info->layout)) {
-    GST_ERROR_OBJECT (base, "unsupported format %s",
-        GST_VIDEO_INFO_NAME (in_info));
-    return FALSE;
-  }
-  info->width = GST_VIDEO_INFO_WIDTH (in_info);
-  info->height = GST_VIDEO_INFO_HEIGHT (in_info);
-  if ((gint64) info->width * info->height >= G_MAXINT32) {
-    GST_ERROR_OBJECT (base, "frames of 2^31 pixels or more are not "
-        "supported");
-    return FALSE;
-  }
-  /* the edges in plane 0, neutral chroma in the others */
-  info->n_out_planes = GST_VIDEO_INFO_N_PLANES (out_info);
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (out_info); p++)
-    info->out_pixel_stride[p] =
-        gst_cuda_vision_plane_pixel_stride (out_info, p);
-  if (info->layout.r < 0)       /* the Y plane is the luma: all it reads */
-    gst_cuda_vision_base_set_upload_planes (base, 1);
-  return TRUE;
-}
 
 static void
 gst_cuda_canny_get_params (GstCudaVisionBase * base, gpointer params)
@@ -282,12 +221,13 @@ gst_cuda_canny_class_init (GstCudaCannyClass * klass)
 
   base_class->cpu_ops = &cv_canny_cpu_ops;
   base_class->cuda_ops = &cv_canny_cuda_ops;
-  base_class->op_info_size = sizeof (CvCannyInfo);
+  base_class->op_info_size = sizeof (CvEdgeMapInfo);
   base_class->params_size = sizeof (CvCannyParams);
   base_class->get_params = GST_DEBUG_FUNCPTR (gst_cuda_canny_get_params);
-  base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_canny_set_info);
+  /* an edge map of the input's size (gstcvedgemap.c) */
+  base_class->set_info = GST_DEBUG_FUNCPTR (gst_cv_edge_map_set_info);
   base_class->transform_format_caps =
-      GST_DEBUG_FUNCPTR (gst_cuda_canny_transform_format_caps);
+      GST_DEBUG_FUNCPTR (gst_cv_edge_map_transform_format_caps);
 }
 
 static void
