@@ -190,7 +190,7 @@ canny_create (const void *info, void **op)
   if (!op)
     return CV_ERROR_INVALID_ARGUMENT;
   *op = NULL;
-  if (!cv_canny_info_valid (info))
+  if (!cv_edge_map_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
   o = calloc (1, sizeof (CannyOp));
   if (!o)
@@ -221,7 +221,7 @@ canny_submit (void *op, const CvFrame * frame, const void *params,
   const int w = o ? o->info.width : 0, h = o ? o->info.height : 0;
   int k, low, high, status, i;
 
-  if (!o || !p || !cv_canny_frame_valid (&o->info, frame)
+  if (!o || !p || !cv_edge_map_frame_valid (&o->info, frame)
       || !cv_canny_params_valid (p))
     return CV_ERROR_INVALID_ARGUMENT;
   k = p->kernel_size == 0 ? 3 : p->kernel_size;

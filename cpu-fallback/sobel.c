@@ -256,7 +256,7 @@ sobel_create (const void *info, void **op)
   if (!op)
     return CV_ERROR_INVALID_ARGUMENT;
   *op = NULL;
-  if (!cv_sobel_info_valid (info))
+  if (!cv_edge_map_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
   o = calloc (1, sizeof (SobelOp));
   if (!o)
@@ -274,7 +274,7 @@ sobel_submit (void *op, const CvFrame * frame, const void *params,
   CvFrame f;
   int p, status;
 
-  if (!o || !params || !cv_sobel_frame_valid (&o->info, frame))
+  if (!o || !params || !cv_edge_map_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;
   f = *frame;
   status = cv_sobel_cpu (&f.in[0], o->info.layout, &f.out[0], params, exec);

@@ -244,7 +244,7 @@ canny_create (const void *info, void **op)
   if (!op)
     return CV_ERROR_INVALID_ARGUMENT;
   *op = NULL;
-  if (!cv_canny_info_valid ((const CvCannyInfo *) info))
+  if (!cv_edge_map_info_valid ((const CvEdgeMapInfo *) info))
     return CV_ERROR_INVALID_ARGUMENT;
   o = (CannyOp *) calloc (1, sizeof (CannyOp));
   if (!o)
@@ -273,7 +273,7 @@ canny_submit (void *op, const CvFrame * frame, const void *params,
   cudaStream_t s = (cudaStream_t) cv_exec_stream (exec);
   int low, high, k;
 
-  if (!o || !p || !cv_canny_frame_valid (&o->info, frame)
+  if (!o || !p || !cv_edge_map_frame_valid (&o->info, frame)
       || !cv_canny_params_valid (p))
     return CV_ERROR_INVALID_ARGUMENT;
   const int w = o->info.width, h = o->info.height;

@@ -17,14 +17,15 @@
 #include "cvmeanshift.h"
 #include "cvcanny.h"
 
-/* ---- sobel ---- */
+/* ---- edge maps (sobel, canny: CvEdgeMapInfo) ---- */
 
 static inline int
-cv_sobel_info_valid (const CvSobelInfo * i)
+cv_edge_map_info_valid (const CvEdgeMapInfo * i)
 {
   int p;
 
   if (!i || !cv_layout_valid (i->layout) || i->width < 1 || i->height < 1
+      || (long long) i->width * i->height >= 0x7fffffffLL
       || i->n_out_planes < 1 || i->n_out_planes > CV_MAX_PLANES)
     return 0;
   for (p = 1; p < i->n_out_planes; p++)
@@ -34,7 +35,7 @@ cv_sobel_info_valid (const CvSobelInfo * i)
 }
 
 static inline int
-cv_sobel_frame_valid (const CvSobelInfo * i, const CvFrame * f)
+cv_edge_map_frame_valid (const CvEdgeMapInfo * i, const CvFrame * f)
 {
   int p;
 
@@ -155,38 +156,6 @@ cv_meanshift_frame_valid (const CvMeanShiftInfo * i, const CvFrame * f)
 {
   return f && cv_plane_is (&f->in[0], i->width, i->height, i->layout.bpp)
       && cv_plane_is (&f->out[0], i->width, i->height, i->layout.bpp);
-}
-
-/* ---- canny ---- */
-
-static inline int
-cv_canny_info_valid (const CvCannyInfo * i)
-{
-  int p;
-
-  if (!i || !cv_layout_valid (i->layout) || i->width < 1 || i->height < 1
-      || (long long) i->width * i->height >= 0x7fffffffLL
-      || i->n_out_planes < 1 || i->n_out_planes > CV_MAX_PLANES)
-    return 0;
-  for (p = 1; p < i->n_out_planes; p++)
-    if (i->out_pixel_stride[p] < 1 || i->out_pixel_stride[p] > 4)
-      return 0;
-  return 1;
-}
-
-static inline int
-cv_canny_frame_valid (const CvCannyInfo * i, const CvFrame * f)
-{
-  int p;
-
-  if (!f || !cv_plane_is (&f->in[0], i->width, i->height, i->layout.bpp)
-      || !cv_plane_is (&f->out[0], i->width, i->height, 1))
-    return 0;
-  for (p = 1; p < i->n_out_planes; p++)
-    if (!cv_plane_is_part_of (&f->out[p], i->width, i->height,
-            i->out_pixel_stride[p]))
-      return 0;
-  return 1;
 }
 
 #endif /* CV_OP_INTERNAL_H */

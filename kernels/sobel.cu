@@ -418,7 +418,7 @@ sobel_create (const void *info, void **op)
   if (!op)
     return CV_ERROR_INVALID_ARGUMENT;
   *op = NULL;
-  if (!cv_sobel_info_valid ((const CvSobelInfo *) info))
+  if (!cv_edge_map_info_valid ((const CvEdgeMapInfo *) info))
     return CV_ERROR_INVALID_ARGUMENT;
   o = (SobelOp *) calloc (1, sizeof (SobelOp));
   if (!o)
@@ -437,7 +437,7 @@ sobel_submit (void *op, const CvFrame * frame, const void *params,
   CvFrame f;
   int status;
 
-  if (!o || !params || !cv_sobel_frame_valid (&o->info, frame))
+  if (!o || !params || !cv_edge_map_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;
   f = *frame;
   status = cv_sobel_cuda (&f.in[0], o->info.layout, &f.out[0],
