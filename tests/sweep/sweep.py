@@ -9,7 +9,8 @@ through videocrop (copying, or in place: the crop then reaches the element as
 GstVideoMeta offsets and strides, see cv-sweep-case --crop-meta). Each case is
 one element with one parameter set, one input format (read from the element's
 pad templates), one size (generated: 1x1 .. 3x2, widths 32k+-1, odd primes,
-1080p, 2160p, 8191x3, 3x8191 and random sizes from the seed), one
+1080p, 2160p, 8191x3, 3x8191, 65535x2, 65537x1, 2x65537 and random sizes
+from the seed), one
 pipeline-depth (1..4, cycled) and one memory (system, or CUDA memory through
 cudaupload/cudadownload where the templates allow it).
 
@@ -102,6 +103,8 @@ TEMPLATES = [("t1x1", 1, 1, "snow"), ("t2x2", 2, 2, "snow"),
              ("t9x7", 9, 7, "snow"), ("t16x16", 16, 16, "snow"),
              ("t31x23", 31, 23, "snow"), ("t64x48", 64, 48, "smpte")]
 BIG_PIXELS = 1_000_000
+# videoscale and videoconvert 1.22 negotiate widths and heights up to 32767
+VIDEOSCALE_MAX = 32767
 
 
 def rand_kernel(rng, k):
@@ -344,10 +347,11 @@ class Sweep:
 
     # ---- cases -------------------------------------------------------------
     def sizes(self, rng):
-        """(w, h, class) with class tiny|edge|big|wide|random: the smallest
+        """(w, h, class) with class tiny|edge|big|wide|huge|random: the smallest
         frames, widths 32k+-1 (64k+-1 among them) with heights of 1 row and
-        more, heights 32k+-1, odd primes, 8191x3 and 3x8191, 1080p and
-        2160p, and random sizes from the seed."""
+        more, heights 32k+-1, odd primes, 8191x3 and 3x8191, 65535x2,
+        65537x1 and 2x65537, 1080p and 2160p, and random sizes from the
+        seed."""
         full = self.full
         out = [(w, h, "tiny") for w, h in [(1, 1), (2, 1), (1, 2), (3, 2)]]
         ks = [1, 2, 3, 4, 5, 6, 8, 12, 20, 60]
@@ -363,6 +367,9 @@ class Sweep:
                   (251, 7), (509, 127)]
         out += [(w, h, "edge") for w, h in primes]
         out += [(8191, 3, "wide"), (3, 8191, "wide")]
+        # around 2^16: 16-bit row, column and grid-dimension limits (past
+        # videoscale's 32767: rendered at the size by videotestsrc)
+        out += [(65535, 2, "huge"), (65537, 1, "huge"), (2, 65537, "huge")]
         out += [(1920, 1080, "big"), (3840, 2160, "big")]
         for _ in range(10 if full else 8):
             w = int(math.exp(rng.uniform(0, math.log(1200))))
@@ -413,7 +420,7 @@ class Sweep:
             cuda_toggle = 0
             for (w, h, cls) in self.sizes(rng):
                 # formats of this size
-                if cls in ("tiny", "wide"):
+                if cls in ("tiny", "wide", "huge"):
                     fmts = list(sink_fmts)
                 elif cls == "big":
                     k = (3 if w < 3000 else 2) if self.full else \
@@ -440,11 +447,17 @@ class Sweep:
                             break
                     src = sources[s_i % len(sources)]
                     s_i += 1
+                    # (videotestsrc 1.22 pattern=circular crashes,
+                    # SIGSEGV, at width 65537)
+                    while cls == "huge" and (src[2] != "test" or
+                                             "circular" in src[1]):
+                        src = sources[s_i % len(sources)]
+                        s_i += 1
                     # half the videotestsrc cases render at a size of their
                     # own, so that videoscale scales (zone-plate always:
                     # videotestsrc 1.22 divides by zero at width 1)
                     src_size = None
-                    if src[2] == "test" and (n % 2 == 0 or (
+                    if src[2] == "test" and cls != "huge" and (n % 2 == 0 or (
                             "zone-plate" in src[1] and w == 1)):
                         src_size = [(320, 240), (176, 144),
                                     (640, 360)][(n // 2) % 3]
@@ -536,9 +549,15 @@ class Sweep:
         if c.crop:
             w += c.crop[0] + c.crop[2]
             h += c.crop[1] + c.crop[3]
-        desc = ("%s ! videoconvert ! videoscale ! "
-                "video/x-raw,format=%s,width=%d,height=%d" %
-                (src, c.fmt, w, h))
+        if max(w, h) > VIDEOSCALE_MAX:
+            # videoscale's and videoconvert's caps stop there: videotestsrc
+            # renders the format and size itself
+            desc = ("%s ! video/x-raw,format=%s,width=%d,height=%d" %
+                    (src, c.fmt, w, h))
+        else:
+            desc = ("%s ! videoconvert ! videoscale ! "
+                    "video/x-raw,format=%s,width=%d,height=%d" %
+                    (src, c.fmt, w, h))
         if c.crop:
             desc += (" ! videocrop name=crop left=%d top=%d right=%d "
                      "bottom=%d" % tuple(c.crop))
