@@ -260,7 +260,7 @@ check_args (const CvPlane * src, CvLumaLayout layout,
   if (templ->plane.width < 1 || templ->plane.height < 1
       || templ->plane.width > src->width || templ->plane.height > src->height)
     return CV_ERROR_INVALID_ARGUMENT;
-  if (p->method < CV_TM_SQDIFF || p->method > CV_TM_CCOEFF_NORMED
+  if (!cvtm_method_valid (p->method)
       || p->max_matches < 1 || p->max_matches > CV_TEMPLATE_MATCH_MAX_MATCHES)
     return CV_ERROR_INVALID_ARGUMENT;
   if (score_map && (!score_map->data || score_map->width != src->width
@@ -519,6 +519,33 @@ write_map_rows (CvPlane * score_map, const float *map, int y0, int rows,
   }
 }
 
+/* The score of window (x, y) straight from its exact sums (the same
+ * cvtm_score () of the same integers as the score image's: bit-identical),
+ * or NaN outside the rw x rh windows. For the scores around the matches
+ * when the score image is computed in bands (not all of it is kept). */
+static float
+window_score (const CvPlane * src, CvLumaLayout l, const CvTemplate * templ,
+    const CvTmScoreConst * k, int rw, int rh, int x, int y)
+{
+  const int tw = templ->plane.width, th = templ->plane.height;
+  int64_t c = 0, s = 0, q = 0;
+
+  if (x < 0 || y < 0 || x >= rw || y >= rh)
+    return CV_TM_NAN_F;
+  for (int j = 0; j < th; j++) {
+    const uint8_t *row = src->data + (size_t) (y + j) * src->stride;
+    const uint8_t *trow = templ->plane.data + (size_t) j * templ->plane.stride;
+    for (int i = 0; i < tw; i++) {
+      const uint8_t *p = row + (size_t) (x + i) * l.bpp;
+      const int v = l.r < 0 ? p[0] : cv_luma (p[l.r], p[l.g], p[l.b]);
+      c += (int64_t) trow[i] * v;
+      s += v;
+      q += (int64_t) v *v;
+    }
+  }
+  return cvtm_score (k, c, s, q);
+}
+
 int
 cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, const CvTemplateMatchParams * params,
@@ -631,6 +658,23 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
       result->match[m].y = (int32_t) (bi[m] / rw);
       result->match[m].score = r;
       result->count = m + 1;
+    }
+  }
+  /* the scores around the matches: from the score image when it is all
+   * there, else from the windows' sums */
+  for (int i = 0; status == CV_OK && i < result->count; i++) {
+    CvTemplateMatch *mt = &result->match[i];
+    if (nbands == 1) {
+      cvtm_fill_around (mt, ws->map, rw, rh);
+    } else {
+      mt->around[0] = window_score (src, layout, templ, &k, rw, rh,
+          mt->x - 1, mt->y);
+      mt->around[1] = window_score (src, layout, templ, &k, rw, rh,
+          mt->x + 1, mt->y);
+      mt->around[2] = window_score (src, layout, templ, &k, rw, rh,
+          mt->x, mt->y - 1);
+      mt->around[3] = window_score (src, layout, templ, &k, rw, rh,
+          mt->x, mt->y + 1);
     }
   }
   if (status == CV_OK && score_map && rh < h)

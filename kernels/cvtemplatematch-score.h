@@ -17,6 +17,13 @@
 #include "cvtemplatematch.h"
 #include "cvcommon.h"
 
+/* A quiet NaN float (the same bits on the host and the device). */
+#ifdef __CUDA_ARCH__
+#define CV_TM_NAN_F __int_as_float (0x7fc00000)
+#else
+#define CV_TM_NAN_F ((float) NAN)
+#endif
+
 /* FLT_EPSILON, spelled out so that the device code needs no <float.h>. */
 #define CVTM_FLT_EPSILON 1.1920928955078125e-07
 
@@ -26,7 +33,7 @@ typedef struct
   int method;
   double n;                     /* N = tw * th */
   double inv_n;                 /* 1 / N */
-  double tmean;                 /* St / N for CCOEFF_NORMED, else 0 */
+  double tmean;                 /* St / N for CCOEFF(_NORMED), else 0 */
   double tsq;                   /* Qt */
   double tnorm;                 /* sqrt (Qt - St^2 / N) or sqrt (Qt) */
   int flat;                     /* CCOEFF_NORMED and flat template */
@@ -44,7 +51,10 @@ cvtm_score_const (int method, int tw, int th, int64_t st, int64_t qt,
   k.inv_n = CV_DDIV (1.0, n);
   k.tsq = (double) qt;
   k.flat = method == CV_TM_CCOEFF_NORMED && flat;
-  if (method == CV_TM_CCOEFF_NORMED) {
+  if (method == CV_TM_CCOEFF) {
+    k.tmean = CV_DDIV ((double) st, n);
+    k.tnorm = 0;
+  } else if (method == CV_TM_CCOEFF_NORMED) {
     double sd = (double) st;
     double var = CV_DSUB ((double) qt, CV_DDIV (CV_DMUL (sd, sd), n));
     k.tmean = CV_DDIV (sd, n);
@@ -62,6 +72,11 @@ cvtm_score (const CvTmScoreConst * k, int64_t c, int64_t s, int64_t q)
 {
   double num, d2, t, dq = (double) q;
 
+  /* the unnormalised correlations: the numerators of the normed ones */
+  if (k->method == CV_TM_CCORR)
+    return (float) (double) c;
+  if (k->method == CV_TM_CCOEFF)
+    return (float) CV_DSUB ((double) c, CV_DMUL ((double) s, k->tmean));
   if (k->method == CV_TM_SQDIFF || k->method == CV_TM_SQDIFF_NORMED) {
     /* exact in 64-bit integers */
     int64_t e = q - 2 * c + (int64_t) k->tsq;
@@ -114,8 +129,10 @@ cvtm_map_unit (int method, double n, float r)
 
   if (r != r)
     return 0.0f;
-  if (method == CV_TM_SQDIFF)
+  if (method == CV_TM_SQDIFF || method == CV_TM_CCORR)
     u = (float) CV_DDIV ((double) r, CV_DMUL (65025.0, n));
+  else if (method == CV_TM_CCOEFF)
+    u = (float) CV_DADD (CV_DDIV ((double) r, CV_DMUL (32512.5, n)), 0.5);
   else if (method == CV_TM_CCOEFF_NORMED)
     u = CV_FMUL (CV_FADD (r, 1.0f), 0.5f);
   else
@@ -160,7 +177,34 @@ cvtm_passes (int method, double threshold, float r)
 {
   if (method == CV_TM_SQDIFF || method == CV_TM_SQDIFF_NORMED)
     return threshold < 0 || (double) r <= threshold;
-  return (double) r >= threshold;
+  return threshold <= -1.0 || (double) r >= threshold;
+}
+
+/* Is m a CvTemplateMatchMethod? */
+CV_HD int
+cvtm_method_valid (int m)
+{
+  return m >= 0 && m < CV_TM_N_METHODS;
+}
+
+/* The score of window (x, y) of a score image of rw x rh windows, or NaN
+ * outside it (CvTemplateMatch.around). */
+CV_HD float
+cvtm_around (const float *map, int rw, int rh, int x, int y)
+{
+  if (x < 0 || y < 0 || x >= rw || y >= rh)
+    return CV_TM_NAN_F;
+  return map[(size_t) y * rw + x];
+}
+
+/* Fill m->around from the score image (all of it, rw x rh windows). */
+CV_HD void
+cvtm_fill_around (CvTemplateMatch * m, const float *map, int rw, int rh)
+{
+  m->around[0] = cvtm_around (map, rw, rh, m->x - 1, m->y);
+  m->around[1] = cvtm_around (map, rw, rh, m->x + 1, m->y);
+  m->around[2] = cvtm_around (map, rw, rh, m->x, m->y - 1);
+  m->around[3] = cvtm_around (map, rw, rh, m->x, m->y + 1);
 }
 
 /* Is (x, y) suppressed by one of the n matches (rectangles overlap)? */

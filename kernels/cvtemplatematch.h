@@ -1,4 +1,4 @@
-/* gst-cuda-vision: template matching (SSD and normalized correlations),
+/* gst-cuda-vision: template matching (SSD, correlations),
  * the operator (cvop.h) on the CPU (cpu-fallback/templatematch.c) and on
  * the GPU (kernels/templatematch.cu).
  *
@@ -15,7 +15,9 @@ extern "C" {
 #endif
 
 /* The matching methods, with OpenCV's matchTemplate definitions (the
- * cv::TemplateMatchModes of the same names). For the window of the frame's
+ * cv::TemplateMatchModes of the same names; the values of this enum are
+ * the C interface's own, appended as methods were added: the element's
+ * method property uses OpenCV's numbers 0..5). For the window of the frame's
  * luma I whose top-left corner is (x, y) and the template T (tw x th pixels,
  * N = tw * th), with sums over x' < tw, y' < th:
  *
@@ -23,6 +25,22 @@ extern "C" {
  *   S  = sum I(x+x',y+y'),  Q = sum I(x+x',y+y')^2   (window statistics)
  *   St = sum T(x',y'),      Qt = sum T(x',y')^2
  *
+ * CV_TM_CCORR (cv2.TM_CCORR, unnormalised cross-correlation):
+ *   R = C                                    (higher is better,
+ *                                             0 .. 65025 N)
+ * CV_TM_CCOEFF (cv2.TM_CCOEFF, unnormalised zero-mean correlation):
+ *   R = sum (T - mean T) (I - mean I) = C - S St / N
+ *                                            (higher is better,
+ *                                             -16256.25 N .. 16256.25 N)
+ *   computed as the CCOEFF_NORMED numerator: C - S (St / N) in double
+ *   (OpenCV: num - wndSum * templMean). A flat template gives R = 0 for
+ *   every window (no special case, as OpenCV).
+ * The unnormalised scores are large: 65025 N is 2.7e8 for a 64x64 template
+ * and 1.3e11 for a 1920x1080 one. They are exact in the 64-bit integer
+ * sums and in double, but stored as float (24-bit significand, as OpenCV's
+ * CV_32F result), so values above 2^24 are rounded to about 6e-8 of their
+ * size: the ranking of windows closer than that is the float's (OpenCV's
+ * own float DFT rounds more).
  * CV_TM_SQDIFF (the seed's SSD):
  *   R = sum (T - I)^2 = Q - 2 C + Qt                 (0 = perfect, >= 0)
  * CV_TM_SQDIFF_NORMED:
@@ -56,7 +74,12 @@ typedef enum
   CV_TM_SQDIFF_NORMED = 1,
   CV_TM_CCORR_NORMED = 2,
   CV_TM_CCOEFF_NORMED = 3,
+  CV_TM_CCORR = 4,
+  CV_TM_CCOEFF = 5,
 } CvTemplateMatchMethod;
+
+/* Number of methods (valid methods are 0 .. CV_TM_N_METHODS - 1). */
+#define CV_TM_N_METHODS 6
 
 /* Largest max_matches. */
 #define CV_TEMPLATE_MATCH_MAX_MATCHES 64
@@ -81,9 +104,10 @@ typedef struct
  * max_matches: 1 .. CV_TEMPLATE_MATCH_MAX_MATCHES, matches searched.
  * threshold:   scores worse than it are not reported: for SQDIFF and
  *              SQDIFF_NORMED (lower is better) only R <= threshold, and a
- *              negative threshold means no limit; for CCORR_NORMED and
- *              CCOEFF_NORMED (higher is better) only R >= threshold (-1
- *              or less: no limit).
+ *              negative threshold means no limit; for CCORR,
+ *              CCORR_NORMED, CCOEFF and CCOEFF_NORMED (higher is better)
+ *              only R >= threshold, and a threshold of -1 or less means
+ *              no limit (also for CCOEFF, whose scores can be below -1).
  * score_map:   0: none; 8: write the score map as GRAY8, 16: as
  *              GRAY16 (native-endian uint16), see the operator (whose
  *              info decides it). */
@@ -96,11 +120,17 @@ typedef struct
 } CvTemplateMatchParams;
 
 /* One match: top-left corner of the window and its score R (the float
- * score widened to double). */
+ * score widened to double), and the scores of the four windows around it
+ * in the score image (rw = W - tw + 1 by rh = H - th + 1 windows), for the
+ * sub-pixel estimate (cv_template_match_subpixel ()): around[0] R(x - 1, y),
+ * around[1] R(x + 1, y), around[2] R(x, y - 1), around[3] R(x, y + 1); NaN
+ * where that window is outside the score image. The same float scores as
+ * the score image's (bit-identical on the CPU and the GPU). */
 typedef struct
 {
   int32_t x, y;
   double score;
+  float around[4];
 } CvTemplateMatch;
 
 /* The matches of one frame, best first: count = 0 .. max_matches. */
@@ -110,6 +140,47 @@ typedef struct
   int32_t reserved;
   CvTemplateMatch match[CV_TEMPLATE_MATCH_MAX_MATCHES];
 } CvTemplateMatchResult;
+
+/* The sub-pixel offset of a peak from the scores at -1, 0, +1 along one
+ * axis: the vertex of the parabola through them,
+ *   d = (R[-1] - R[+1]) / (2 (R[-1] - 2 R[0] + R[+1])),
+ * clamped to [-0.5, 0.5]; 0 when a neighbour is outside the score image
+ * (NaN), when a score is not finite, or when the denominator is 0. In
+ * double from the float scores; the same formula for every method (the
+ * vertex of a minimum for the SQDIFF methods, of a maximum for the
+ * others). Host code, shared by both operators' results: identical by
+ * construction. */
+static inline double
+cv_template_match_subpixel_offset (float rm, float r0, float rp)
+{
+  double a = rm, b = r0, c = rp, den, d;
+
+  /* NaN and +-inf: (v - v) is not 0 */
+  if (a - a != 0 || b - b != 0 || c - c != 0)
+    return 0.0;
+  den = 2.0 * ((a - 2.0 * b) + c);
+  if (den == 0 || den - den != 0)
+    return 0.0;
+  d = (a - c) / den;
+  if (d != d)
+    return 0.0;
+  return d < -0.5 ? -0.5 : (d > 0.5 ? 0.5 : d);
+}
+
+/* The sub-pixel position of a match: *sx = x + dx, *sy = y + dy with the
+ * offsets of cv_template_match_subpixel_offset () along x (around[0],
+ * score, around[1]) and y (around[2], score, around[3]). */
+static inline void
+cv_template_match_subpixel (const CvTemplateMatch * m, double *sx,
+    double *sy)
+{
+  const float r0 = (float) m->score;
+
+  *sx = m->x + cv_template_match_subpixel_offset (m->around[0], r0,
+      m->around[1]);
+  *sy = m->y + cv_template_match_subpixel_offset (m->around[2], r0,
+      m->around[3]);
+}
 
 /* Fill sum, sumsq and flat of t from t->plane (host memory, GRAY8).
  * Returns CV_OK or CV_ERROR_INVALID_ARGUMENT. */
@@ -126,8 +197,10 @@ int cv_template_stats (CvTemplate * t);
  *           16) that receives the score of the window with top-left
  *           (x, y) at (x, y) for x <= W - tw, y <= H - th, mapped to u in
  *           0..1:
- *             SQDIFF: u = R / (65025 N); SQDIFF_NORMED, CCORR_NORMED:
- *             u = clamp (R, 0, 1); CCOEFF_NORMED: u = (R + 1) / 2;
+ *             SQDIFF, CCORR: u = R / (65025 N); SQDIFF_NORMED,
+ *             CCORR_NORMED: u = clamp (R, 0, 1); CCOEFF_NORMED:
+ *             u = (R + 1) / 2; CCOEFF: u = R / (32512.5 N) + 0.5
+ *             (-16256.25 N .. 16256.25 N to 0..1);
  *           NaN -> 0; value = (int) (u * 255 + 0.5) (or 65535), and 0
  *           where the template does not fit.
  *   Results: the matches, best first. Search: the best valid window
@@ -139,7 +212,9 @@ int cv_template_stats (CvTemplate * t);
  *           |x - mx| < tw and |y - my| < th: reported matches never
  *           overlap. The search stops at max_matches, when no window is
  *           left, or when the best remaining score is worse than
- *           threshold.
+ *           threshold. Each match carries the scores of the windows
+ *           around it (CvTemplateMatch.around) for the sub-pixel
+ *           estimate.
  * Complexity: the correlation C, exact integers, either directly,
  * O(W H tw th) multiply-adds (on the GPU with __dp4a or 8-bit tensor cores,
  * see docs/cudatemplatematch.md), or (CPU operator, built with FFTW3) by

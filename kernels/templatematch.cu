@@ -717,8 +717,8 @@ reduce_partial (const float *__restrict__ map, int rw, int rh, int method,
 __global__ void __launch_bounds__ (kRedThreads)
 reduce_final (const float *__restrict__ pkey,
     const long long *__restrict__ pidx, int nb,
-    const float *__restrict__ map, int rw, int method, double threshold,
-    CvTemplateMatchResult * res, int m)
+    const float *__restrict__ map, int rw, int rh, int method,
+    double threshold, CvTemplateMatchResult * res, int m)
 {
   __shared__ float sk[kRedThreads];
   __shared__ long long si[kRedThreads];
@@ -739,6 +739,8 @@ reduce_final (const float *__restrict__ pkey,
       res->match[m].x = (int32_t) (bi % rw);
       res->match[m].y = (int32_t) (bi / rw);
       res->match[m].score = r;
+      /* the scores around it, for the sub-pixel estimate */
+      cvtm_fill_around (&res->match[m], map, rw, rh);
       res->count = m + 1;
     }
   }
@@ -844,7 +846,7 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
   const int tw = templ->plane.width, th = templ->plane.height;
   if (tw < 1 || th < 1 || tw > w || th > h)
     return CV_ERROR_INVALID_ARGUMENT;
-  if (p->method < CV_TM_SQDIFF || p->method > CV_TM_CCOEFF_NORMED
+  if (!cvtm_method_valid (p->method)
       || p->max_matches < 1 || p->max_matches > CV_TEMPLATE_MATCH_MAX_MATCHES)
     return CV_ERROR_INVALID_ARGUMENT;
   if (score_map && (!score_map->data || score_map->width != w
@@ -984,7 +986,7 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
     reduce_partial <<<nb, kRedThreads, 0, st>>> (ws->map, rw, rh, p->method,
         ws->res, m, tw, th, ws->pkey, ws->pidx);
     reduce_final <<<1, kRedThreads, 0, st>>> (ws->pkey, ws->pidx, nb,
-        ws->map, rw, p->method, p->threshold, ws->res, m);
+        ws->map, rw, rh, p->method, p->threshold, ws->res, m);
   }
   CV_CUDA_TRY (cudaGetLastError ());
 

@@ -44,7 +44,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in pipelines/
 import cvpipe  # noqa: E402 (pipelines/cvpipe.py, next to this file)
 
 NAME = "find-template.py"
-METHODS = ["sqdiff", "sqdiff-normed", "ccorr-normed", "ccoeff-normed"]
+METHODS = ["sqdiff", "sqdiff-normed", "ccorr", "ccorr-normed", "ccoeff",
+           "ccoeff-normed"]
 MUXERS = {".avi": "avimux", ".mkv": "matroskamux"}
 
 

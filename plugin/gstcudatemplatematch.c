@@ -1,5 +1,5 @@
-/* gst-cuda-vision: cudatemplatematch, template matching by SSD and Pearson
- * correlation (seed 003).
+/* gst-cuda-vision: cudatemplatematch, template matching by SSD and
+ * correlations (seed 003, issue #18).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,8 +8,8 @@
  * @title: cudatemplatematch
  *
  * Finds a template image in every frame by one of OpenCV's matchTemplate
- * methods (`sqdiff`, `sqdiff-normed`, `ccorr-normed`, `ccoeff-normed`, with
- * OpenCV's definitions and edge cases, see kernels/cvtemplatematch.h), on
+ * methods (`sqdiff`, `sqdiff-normed`, `ccorr`, `ccorr-normed`, `ccoeff`,
+ * `ccoeff-normed`, with OpenCV's definitions and edge cases, see kernels/cvtemplatematch.h), on
  * the luma of the frame (GRAY8, the Y plane of I420/NV12, or BT.601 luma of
  * RGB formats), on the GPU or on the CPU with bit-identical scores.
  *
@@ -27,7 +27,10 @@
  * "template-match" whose id is the match's rank (0 = best: reach each with
  * gst_buffer_get_video_region_of_interest_meta_id ()), with a
  * "template-match" parameter structure holding "score" (gdouble) and
- * "rank" (guint).
+ * "rank" (guint). With `subpixel`, every match (in the message, its
+ * top-level fields and the metas' parameters) also has "x-subpixel" and
+ * "y-subpixel" (gdouble): x and y refined by a parabola through the scores
+ * around the peak (docs/cudatemplatematch.md).
  *
  * Non-maximum suppression: after the best window, each further match is
  * the best window whose rectangle does not overlap any match found so far
@@ -60,20 +63,22 @@
 
 #include "gstcudatemplatematch.h"
 #include "gstcvtemplate.h"
+#include "gstcvmatchresults.h"
 #include "cvtemplatematch.h"
-#include "cvdraw.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_template_match_debug);
 #define GST_CAT_DEFAULT gst_cuda_template_match_debug
 
 /* The method property's values are OpenCV's cv::TemplateMatchModes (and
  * the opencv plugin's templatematch method numbers): 0 sqdiff,
- * 1 sqdiff-normed, 3 ccorr-normed, 5 ccoeff-normed. */
+ * 1 sqdiff-normed, 2 ccorr, 3 ccorr-normed, 4 ccoeff, 5 ccoeff-normed. */
 enum
 {
   METHOD_SQDIFF = 0,
   METHOD_SQDIFF_NORMED = 1,
+  METHOD_CCORR = 2,
   METHOD_CCORR_NORMED = 3,
+  METHOD_CCOEFF = 4,
   METHOD_CCOEFF_NORMED = 5,
 };
 #define DEFAULT_METHOD METHOD_CCOEFF_NORMED
@@ -81,6 +86,7 @@ enum
 #define DEFAULT_THRESHOLD -1.0
 #define DEFAULT_DISPLAY FALSE
 #define DEFAULT_SCORE_MAP FALSE
+#define DEFAULT_SUBPIXEL FALSE
 #define TEMPLATE_LOAD_TIMEOUT (10 * GST_SECOND)
 
 enum
@@ -93,6 +99,7 @@ enum
   PROP_THRESHOLD,
   PROP_DISPLAY,
   PROP_SCORE_MAP,
+  PROP_SUBPIXEL,
 };
 
 /* The parameter snapshot of a frame: the operator's parameters first (the
@@ -106,6 +113,7 @@ typedef struct
   gchar *error;
   gint method;                  /* the property's value */
   gboolean display;
+  gboolean subpixel;
 } TmParams;
 
 struct _GstCudaTemplateMatch
@@ -118,6 +126,7 @@ struct _GstCudaTemplateMatch
   gdouble threshold;
   gboolean display;
   gboolean score_map;
+  gboolean subpixel;
   GstCvTemplateSource *tsrc;    /* template, own lock (gstcvtemplate.c) */
 
   /* streaming thread */
@@ -145,8 +154,12 @@ gst_cuda_template_match_method_get_type (void)
         "sqdiff"},
     {METHOD_SQDIFF_NORMED, "Normalized sum of squared differences, lower is "
           "better", "sqdiff-normed"},
+    {METHOD_CCORR, "Cross-correlation (unnormalized), higher is better",
+        "ccorr"},
     {METHOD_CCORR_NORMED, "Normalized cross-correlation, higher is better",
         "ccorr-normed"},
+    {METHOD_CCOEFF, "Zero-mean cross-correlation (unnormalized), higher is "
+          "better", "ccoeff"},
     {METHOD_CCOEFF_NORMED, "Pearson correlation coefficient (zero-mean "
           "normalized cross-correlation), higher is better", "ccoeff-normed"},
     {0, NULL, NULL},
@@ -168,8 +181,12 @@ method_to_cv (gint method)
       return CV_TM_SQDIFF;
     case METHOD_SQDIFF_NORMED:
       return CV_TM_SQDIFF_NORMED;
+    case METHOD_CCORR:
+      return CV_TM_CCORR;
     case METHOD_CCORR_NORMED:
       return CV_TM_CCORR_NORMED;
+    case METHOD_CCOEFF:
+      return CV_TM_CCOEFF;
     default:
       return CV_TM_CCOEFF_NORMED;
   }
@@ -303,6 +320,7 @@ gst_cuda_template_match_get_params (GstCudaVisionBase * base, gpointer params)
   p->op.match.threshold = self->threshold;
   p->op.match.score_map = self->map_bits;
   p->display = self->display;
+  p->subpixel = self->subpixel;
   GST_OBJECT_UNLOCK (self);
   p->op.templ = t ? &t->cv : NULL;
 }
@@ -362,16 +380,6 @@ gst_cuda_template_match_prepare_frame (GstCudaVisionBase * base,
   return CV_OK;
 }
 
-static GstStructure *
-match_structure (const gchar * name, const CvTemplateMatch * m, gint tw,
-    gint th)
-{
-  return gst_structure_new (name,
-      "x", G_TYPE_UINT, (guint) m->x, "y", G_TYPE_UINT, (guint) m->y,
-      "width", G_TYPE_UINT, (guint) tw, "height", G_TYPE_UINT, (guint) th,
-      "result", G_TYPE_DOUBLE, m->score, NULL);
-}
-
 static GstFlowReturn
 gst_cuda_template_match_finish_frame (GstCudaVisionBase * base,
     GstCudaVisionFrame * frame, GstBuffer ** outbuf)
@@ -379,9 +387,7 @@ gst_cuda_template_match_finish_frame (GstCudaVisionBase * base,
   GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
   const TmParams *p = frame->params;
   const CvTemplateMatchResult *r = frame->results;
-  GstStructure *st;
-  GValue list = G_VALUE_INIT;
-  gint tw, th, i;
+  gint tw, th;
 
   /* no template: no message, no metas */
   if (!p->tmpl || !r)
@@ -389,57 +395,17 @@ gst_cuda_template_match_finish_frame (GstCudaVisionBase * base,
   tw = p->tmpl->cv.plane.width;
   th = p->tmpl->cv.plane.height;
 
-  if (r->count > 0)
-    st = match_structure ("template_match", &r->match[0], tw, th);
-  else
-    st = gst_structure_new_empty ("template_match");
-  gst_value_list_init (&list, r->count);
-  for (i = 0; i < r->count; i++) {
-    GValue v = G_VALUE_INIT;
-    g_value_init (&v, GST_TYPE_STRUCTURE);
-    g_value_take_boxed (&v, match_structure ("match", &r->match[i], tw, th));
-    gst_value_list_append_and_take_value (&list, &v);
-  }
-  gst_structure_set (st, "count", G_TYPE_UINT, (guint) r->count,
-      "method", G_TYPE_STRING, method_nick (p->method), NULL);
-  gst_structure_take_value (st, "matches", &list);
-  gst_cuda_vision_base_post_frame_message (base, st, *outbuf);
-
+  /* the message and one ROI meta per match (gstcvmatchresults.c) */
+  gst_cuda_vision_base_post_frame_message (base,
+      gst_cv_match_results_structure (r, tw, th, method_nick (p->method),
+          p->subpixel), *outbuf);
   if (r->count == 0)
     return GST_FLOW_OK;
   *outbuf = gst_buffer_make_writable (*outbuf);
-  for (i = 0; i < r->count; i++) {
-    GstVideoRegionOfInterestMeta *meta =
-        gst_buffer_add_video_region_of_interest_meta (*outbuf,
-        "template-match", r->match[i].x, r->match[i].y, tw, th);
-    /* one meta per match, its id the rank: each is reachable with
-     * gst_buffer_get_video_region_of_interest_meta_id () */
-    meta->id = i;
-    gst_video_region_of_interest_meta_add_param (meta,
-        gst_structure_new ("template-match", "score", G_TYPE_DOUBLE,
-            r->match[i].score, "rank", G_TYPE_UINT, (guint) i, NULL));
-  }
-  if (p->display && !p->op.match.score_map) {
-    GstVideoFrame f;
-    CvRect rects[CV_TEMPLATE_MATCH_MAX_MATCHES];
-    CvPlane planes[GST_VIDEO_MAX_PLANES];
-    CvLumaLayout layout;
-
-    for (i = 0; i < r->count; i++) {
-      rects[i].x = r->match[i].x;
-      rects[i].y = r->match[i].y;
-      rects[i].width = tw;
-      rects[i].height = th;
-    }
-    if (gst_video_frame_map (&f, frame->in_info, *outbuf, GST_MAP_READWRITE)) {
-      gst_cuda_vision_frame_planes (&f, planes);
-      gst_cuda_vision_luma_layout (frame->in_info, &layout);
-      cv_draw_rectangles (&planes[0], layout, rects, r->count, 2);
-      gst_video_frame_unmap (&f);
-    } else {
-      GST_WARNING_OBJECT (self, "could not map the frame to draw on it");
-    }
-  }
+  gst_cv_match_results_add_metas (*outbuf, r, tw, th, p->subpixel);
+  if (p->display && !p->op.match.score_map
+      && !gst_cv_match_results_draw (*outbuf, frame->in_info, r, tw, th))
+    GST_WARNING_OBJECT (self, "could not map the frame to draw on it");
   return GST_FLOW_OK;
 }
 
@@ -484,6 +450,9 @@ gst_cuda_template_match_set_property (GObject * object, guint prop_id,
       break;
     case PROP_DISPLAY:
       self->display = g_value_get_boolean (value);
+      break;
+    case PROP_SUBPIXEL:
+      self->subpixel = g_value_get_boolean (value);
       break;
     case PROP_SCORE_MAP:
       reconfigure = self->score_map != g_value_get_boolean (value);
@@ -539,6 +508,9 @@ gst_cuda_template_match_get_property (GObject * object, guint prop_id,
     case PROP_DISPLAY:
       g_value_set_boolean (value, self->display);
       break;
+    case PROP_SUBPIXEL:
+      g_value_set_boolean (value, self->subpixel);
+      break;
     case PROP_SCORE_MAP:
       g_value_set_boolean (value, self->score_map);
       break;
@@ -577,12 +549,14 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
   /**
    * GstCudaTemplateMatch:method:
    * Matching score, OpenCV's matchTemplate definitions: sqdiff (0, SSD,
-   * lower is better), sqdiff-normed (1, lower is better), ccorr-normed (3,
-   * 0..1, higher is better), ccoeff-normed (5, Pearson correlation, -1..1,
-   * higher is better). The numbers are OpenCV's cv::TemplateMatchModes and
-   * the opencv plugin's templatematch method values (2 ccorr and 4 ccoeff
-   * are not offered). Default ccoeff-normed (the seed's PCC; the opencv
-   * plugin defaults to 3). Takes effect at the next frame.
+   * lower is better), sqdiff-normed (1, lower is better), ccorr (2, sum of
+   * T I, 0 .. 65025 N for an N-pixel template, higher is better),
+   * ccorr-normed (3, 0..1, higher is better), ccoeff (4, sum of
+   * (T - mean T) (I - mean I), -16256.25 N .. 16256.25 N, higher is
+   * better), ccoeff-normed (5, Pearson correlation, -1..1, higher is
+   * better). The numbers are OpenCV's cv::TemplateMatchModes and the opencv
+   * plugin's templatematch method values. Default ccoeff-normed (the seed's
+   * PCC; the opencv plugin defaults to 3). Takes effect at the next frame.
    */
   g_object_class_install_property (gobject_class, PROP_METHOD,
       g_param_spec_enum ("method", "Method",
@@ -628,8 +602,9 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
    * Scores worse than this are not reported: sqdiff / sqdiff-normed report
    * only score <= threshold (sqdiff in summed squared 8-bit differences,
    * sqdiff-normed 0..1; a negative threshold: no limit);
-   * ccorr-normed / ccoeff-normed report only score >= threshold. Default
-   * -1: no limit for every method.
+   * ccorr, ccorr-normed, ccoeff, ccoeff-normed report only
+   * score >= threshold (-1 or less: no limit, also for ccoeff whose scores
+   * go below -1). Default -1: no limit for every method.
    */
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
       g_param_spec_double ("threshold", "Threshold",
@@ -657,12 +632,25 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
       g_param_spec_boolean ("score-map", "Score map",
           "Output the score image (GRAY8/GRAY16_LE) instead of the frame",
           DEFAULT_SCORE_MAP, flags));
+  /**
+   * GstCudaTemplateMatch:subpixel:
+   * Also report each match's sub-pixel position, x-subpixel and
+   * y-subpixel (gdouble) in the message and the ROI metas: x and y plus
+   * the vertex of the parabola through the scores at -1, 0, +1 along each
+   * axis, (R[-1] - R[+1]) / (2 (R[-1] - 2 R[0] + R[+1])), clamped to
+   * [-0.5, 0.5], 0 at the score image's border or with a zero denominator.
+   * Takes effect at the next frame. Default FALSE.
+   */
+  g_object_class_install_property (gobject_class, PROP_SUBPIXEL,
+      g_param_spec_boolean ("subpixel", "Sub-pixel",
+          "Also report sub-pixel positions (x-subpixel, y-subpixel) of the "
+          "matches", DEFAULT_SUBPIXEL, flags | GST_PARAM_CONTROLLABLE));
 
   gst_cuda_vision_base_class_add_pad_templates (element_class, SINK_FORMATS,
       SRC_FORMATS);
   gst_element_class_set_static_metadata (element_class,
       "CUDA template matching", "Filter/Analyzer/Video/Hardware",
-      "Finds a template in the frames by SSD or normalized correlation "
+      "Finds a template in the frames by SSD or correlation "
       "(OpenCV's matchTemplate methods), on the GPU or the CPU",
       GST_CUDA_VISION_AUTHOR);
 
@@ -693,6 +681,7 @@ gst_cuda_template_match_init (GstCudaTemplateMatch * self)
   self->threshold = DEFAULT_THRESHOLD;
   self->display = DEFAULT_DISPLAY;
   self->score_map = DEFAULT_SCORE_MAP;
+  self->subpixel = DEFAULT_SUBPIXEL;
   self->tsrc = gst_cv_template_source_new (TEMPLATE_LOAD_TIMEOUT);
   gst_cuda_vision_base_set_output_is_input (GST_CUDA_VISION_BASE (self),
       !self->score_map);

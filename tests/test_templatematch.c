@@ -16,11 +16,21 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+/* the C interface's method values (CvTemplateMatchMethod) */
 enum
-{ SQDIFF, SQDIFF_NORMED, CCORR_NORMED, CCOEFF_NORMED };
-static const gchar *method_names[] = { "sqdiff", "sqdiff-normed",
-  "ccorr-normed", "ccoeff-normed"
+{ SQDIFF, SQDIFF_NORMED, CCORR_NORMED, CCOEFF_NORMED, CCORR, CCOEFF,
+  N_METHODS
 };
+static const gchar *method_names[] = { "sqdiff", "sqdiff-normed",
+  "ccorr-normed", "ccoeff-normed", "ccorr", "ccoeff"
+};
+
+/* the unnormalised methods: large scores, compared relatively */
+static gboolean
+unnormalised (int method)
+{
+  return method == SQDIFF || method == CCORR || method == CCOEFF;
+}
 
 /* ---- the reference: direct sums in double, from the definitions ---- */
 
@@ -63,7 +73,8 @@ frame_luma (GstBuffer * buf, const GstVideoInfo * info)
 
 /* The score of one window straight from the definition (OpenCV's
  * matchTemplate documentation): R = sum (T - I)^2, sum (T - I)^2 /
- * sqrt (sum T^2 sum I^2), sum T I / sqrt (...), and the Pearson
+ * sqrt (sum T^2 sum I^2), sum T I / sqrt (...), sum T I,
+ * sum (T - mean T) (I - mean I) and the Pearson
  * correlation of T and the window; a flat template gives 1 for
  * ccoeff-normed, a zero denominator gives 0 (correlations) or n / 0
  * (sqdiff-normed). */
@@ -92,6 +103,8 @@ ref_score (const double *img, int w, const double *t, int tw, int th,
       return sd / sqrt (stt * sii);
     case CCORR_NORMED:
       return stt * sii > 0 ? sti / sqrt (stt * sii) : 0;
+    case CCORR:
+      return sti;
     default:
       mt = st / n;
       mi = si / n;
@@ -103,6 +116,8 @@ ref_score (const double *img, int w, const double *t, int tw, int th,
           dt += a * a;
           di += b * b;
         }
+      if (method == CCOEFF)
+        return num;
       if (dt == 0)
         return 1;
       if (di < 1e-9)
@@ -150,6 +165,8 @@ typedef struct
 {
   guint x, y, width, height;
   double result;
+  gboolean has_sub;             /* x-subpixel and y-subpixel present */
+  double sx, sy;
 } Match;
 
 /* A GstSample holding a GRAY8 template of tw x th from doubles. */
@@ -267,6 +284,9 @@ pop_matches (GstBus * bus, Match * out, int max)
         fail_unless (gst_structure_get_uint (m, "width", &out[i].width));
         fail_unless (gst_structure_get_uint (m, "height", &out[i].height));
         fail_unless (gst_structure_get_double (m, "result", &out[i].result));
+        out[i].has_sub = gst_structure_get_double (m, "x-subpixel", &out[i].sx);
+        fail_unless (out[i].has_sub == gst_structure_get_double (m,
+                "y-subpixel", &out[i].sy));
       }
       if (count > 0) {
         /* the best match also in the top-level fields, as the opencv
@@ -277,6 +297,14 @@ pop_matches (GstBus * bus, Match * out, int max)
         fail_unless (gst_structure_get_uint (s, "y", &y));
         fail_unless (gst_structure_get_double (s, "result", &r));
         fail_unless (x == out[0].x && y == out[0].y && r == out[0].result);
+        if (out[0].has_sub) {
+          double sx, sy;
+          fail_unless (gst_structure_get_double (s, "x-subpixel", &sx));
+          fail_unless (gst_structure_get_double (s, "y-subpixel", &sy));
+          fail_unless (sx == out[0].sx && sy == out[0].sy);
+        } else {
+          fail_if (gst_structure_has_field (s, "x-subpixel"));
+        }
       } else {
         fail_if (gst_structure_has_field (s, "x"));
       }
@@ -294,6 +322,7 @@ typedef struct
   int method;
   guint max_matches;
   double threshold;
+  gboolean subpixel;
 } RunOpts;
 
 /* One frame through the element; returns the number of matches. */
@@ -309,7 +338,7 @@ run_match (const RunOpts * o, const GstVideoInfo * info, GstBuffer * in,
   gst_element_set_bus (h->element, bus);
   g_object_set (h->element, "template-sample", templ, "max-matches",
       o->max_matches ? o->max_matches : 1, "threshold", o->threshold,
-      "pipeline-depth", 1, NULL);
+      "pipeline-depth", 1, "subpixel", o->subpixel, NULL);
   gst_util_set_object_arg (G_OBJECT (h->element), "method",
       method_names[o->method]);
   gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
@@ -346,6 +375,16 @@ run_match (const RunOpts * o, const GstVideoInfo * info, GstBuffer * in,
         fail_unless (gst_structure_get_uint (p, "rank", &rank));
         fail_unless_equals_int (rank, k);
       }
+      /* the sub-pixel position as in the message, only when asked */
+      fail_unless_equals_int (o->subpixel, out[k].has_sub);
+      if (o->subpixel) {
+        double sx, sy;
+        fail_unless (gst_structure_get_double (p, "x-subpixel", &sx));
+        fail_unless (gst_structure_get_double (p, "y-subpixel", &sy));
+        fail_unless (sx == out[k].sx && sy == out[k].sy);
+      } else {
+        fail_if (gst_structure_has_field (p, "x-subpixel"));
+      }
       k++;
     }
     fail_unless_equals_int (k, n);
@@ -357,13 +396,13 @@ run_match (const RunOpts * o, const GstVideoInfo * info, GstBuffer * in,
   return n;
 }
 
-/* scores within 1e-4 (normed) or relative 1e-5 (sqdiff) */
+/* scores within 1e-4 (normed) or relative 1e-5 (sqdiff, ccorr, ccoeff) */
 static gboolean
 score_close (int method, double got, double ref)
 {
   if (isinf (ref))
     return isinf (got) && (got > 0) == (ref > 0);
-  if (method == SQDIFF)
+  if (unnormalised (method))
     return fabs (got - ref) <= 1e-5 * MAX (1.0, fabs (ref));
   return fabs (got - ref) <= 1e-4;
 }
@@ -418,8 +457,8 @@ check_against_reference (GstVideoFormat fmt, int w, int h, guint pad, int tw,
   t = make_template (img, w, tw, th, cut ? (w - tw) / 3 : -1,
       cut ? (h - th) / 2 : -1, rand);
   ts = gray8_sample (t, tw, th);
-  for (method = 0; method < 4; method++) {
-    RunOpts o = { NULL, method, 1, -1 };
+  for (method = 0; method < N_METHODS; method++) {
+    RunOpts o = { NULL, method, 1, -1, FALSE };
     Match m[1];
     int bx = 0, by = 0, n;
     double *map = ref_map (img, w, h, t, tw, th, method, &bx, &by);
@@ -465,13 +504,19 @@ GST_START_TEST (test_properties)
   ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "method");
   {
     GEnumClass *ec = G_PARAM_SPEC_ENUM (ps)->enum_class;
-    const int opencv[4] = { 0, 1, 3, 5 };
+    const int opencv[N_METHODS] = { 0, 1, 3, 5, 2, 4 };
     int i;
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < N_METHODS; i++)
       fail_unless_equals_string (g_enum_get_value (ec, opencv[i])->value_nick,
           method_names[i]);
-    fail_unless (g_enum_get_value (ec, 2) == NULL);
-    fail_unless (g_enum_get_value (ec, 4) == NULL);
+    fail_unless_equals_int (ec->n_values, N_METHODS);
+  }
+  {
+    gboolean sub = TRUE;
+    g_object_get (e, "subpixel", &sub, NULL);
+    fail_unless (!sub);
+    ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "subpixel");
+    fail_unless (ps->flags & GST_PARAM_MUTABLE_PLAYING);
   }
   ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "max-matches");
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 1);
@@ -538,7 +583,7 @@ GST_START_TEST (test_real_frames)
     double *img, *t;
     GstSample *ts;
     Match m[3];
-    RunOpts o = { NULL, CCOEFF_NORMED, 3, -1 };
+    RunOpts o = { NULL, CCOEFF_NORMED, 3, -1, FALSE };
     int w, h, cx, cy, n, y, method;
 
     g_free (path);
@@ -580,13 +625,14 @@ GST_START_TEST (test_real_frames)
     gst_video_frame_unmap (&sf);
     g_free (img);
     img = frame_luma (small, &sinfo);
-    for (method = 0; method < 4; method++) {
-      RunOpts o2 = { NULL, method, 1, -1 };
+    for (method = 0; method < N_METHODS; method++) {
+      RunOpts o2 = { NULL, method, 1, -1, FALSE };
       int bx = 0, by = 0;
       double *map = ref_map (img, 120, 100, t, 48, 40, method, &bx, &by);
       fail_unless_equals_int (run_match (&o2, &sinfo, small, ts, m, 1), 1);
       check_best (names[i], method, &m[0], map, 120 - 48 + 1, bx, by);
-      fail_unless (m[0].x == 30 && m[0].y == 30);
+      /* ccorr favours bright windows: not always the template's place */
+      fail_unless (method == CCORR || (m[0].x == 30 && m[0].y == 30));
       g_free (map);
     }
     g_free (img);
@@ -647,7 +693,7 @@ GST_START_TEST (test_nms_and_threshold)
   ts = gray8_sample (patch, 16, 12);
   {
     /* max-matches 8, threshold 0.5: exactly the three copies, best first */
-    RunOpts o = { NULL, CCOEFF_NORMED, 8, 0.5 };
+    RunOpts o = { NULL, CCOEFF_NORMED, 8, 0.5, FALSE };
     n = run_match (&o, &info, in, ts, m, 8);
     fail_unless_equals_int (n, 3);
     for (i = 0; i < 3; i++) {
@@ -660,7 +706,7 @@ GST_START_TEST (test_nms_and_threshold)
   }
   {
     /* no threshold: 8 matches, pairwise non-overlapping, sorted */
-    RunOpts o = { NULL, CCOEFF_NORMED, 8, -1 };
+    RunOpts o = { NULL, CCOEFF_NORMED, 8, -1, FALSE };
     int a, b;
     n = run_match (&o, &info, in, ts, m, 8);
     fail_unless_equals_int (n, 8);
@@ -674,7 +720,7 @@ GST_START_TEST (test_nms_and_threshold)
   }
   {
     /* threshold above every score: a message with count 0 */
-    RunOpts o = { NULL, CCOEFF_NORMED, 4, 1.5 };
+    RunOpts o = { NULL, CCOEFF_NORMED, 4, 1.5, FALSE };
     fail_unless_equals_int (run_match (&o, &info, in, ts, m, 4), 0);
   }
   {
@@ -682,7 +728,7 @@ GST_START_TEST (test_nms_and_threshold)
      * noisy one at (70, 40); lower is better, the threshold keeps
      * R <= threshold */
     static const int pos2[1][3] = { {70, 40, 90} };
-    RunOpts o = { NULL, SQDIFF, 4, -1 };
+    RunOpts o = { NULL, SQDIFF, 4, -1, FALSE };
     double limit;
     GstVideoFrame f;
     int x, y;
@@ -917,7 +963,7 @@ GST_START_TEST (test_flat_template)
   }
   {
     /* sqdiff finds the flat region exactly (score 0) */
-    RunOpts o = { NULL, SQDIFF, 1, -1 };
+    RunOpts o = { NULL, SQDIFF, 1, -1, FALSE };
     fail_unless_equals_int (run_match (&o, &info, in, ts, m, 1), 1);
     fail_unless (m[0].x == 20 && m[0].y == 11 && m[0].result == 0.0);
   }
@@ -926,7 +972,7 @@ GST_START_TEST (test_flat_template)
     double *img = frame_luma (in, &info);
     int method;
     for (method = SQDIFF_NORMED; method <= CCORR_NORMED; method++) {
-      RunOpts o = { NULL, method, 1, -1 };
+      RunOpts o = { NULL, method, 1, -1, FALSE };
       int bx = 0, by = 0;
       double *map = ref_map (img, 40, 30, flat, 8, 6, method, &bx, &by);
       fail_unless_equals_int (run_match (&o, &info, in, ts, m, 1), 1);
@@ -1191,8 +1237,9 @@ check_score_map (const gchar * backend, GstVideoFormat outfmt, int method)
           ((const guint16 *) row)[x], u = 0, r;
       if (x < w - tw + 1 && y < hh - th + 1) {
         r = map[y * (w - tw + 1) + x];
-        u = method == SQDIFF ? r / (65025 * n) : method == CCOEFF_NORMED ?
-            (r + 1) / 2 : r;
+        u = method == SQDIFF || method == CCORR ? r / (65025 * n) :
+            method == CCOEFF_NORMED ? (r + 1) / 2 :
+            method == CCOEFF ? r / (32512.5 * n) + 0.5 : r;
         if (isnan (u))
           u = 0;
         u = CLAMP (u, 0, 1);
@@ -1230,10 +1277,188 @@ GST_START_TEST (test_score_map)
 {
   int method;
 
-  for (method = 0; method < 4; method++)
+  for (method = 0; method < N_METHODS; method++)
     check_score_map (NULL, GST_VIDEO_FORMAT_GRAY8, method);
   check_score_map (NULL, GST_VIDEO_FORMAT_GRAY16_LE, CCOEFF_NORMED);
   check_score_map (NULL, GST_VIDEO_FORMAT_GRAY16_LE, SQDIFF);
+}
+
+GST_END_TEST;
+
+/* ---- sub-pixel positions ---- */
+
+/* The reference offset along one axis from the double-precision scores at
+ * -1, 0, +1 (the documented parabola vertex), written out here. */
+static double
+ref_subpixel_offset (const double *map, int rw, int rh, int x, int y,
+    int dx, int dy)
+{
+  double a, b, c, den, d;
+
+  if (x - dx < 0 || y - dy < 0 || x + dx >= rw || y + dy >= rh)
+    return 0;
+  a = map[(gsize) (y - dy) * rw + x - dx];
+  b = map[(gsize) y * rw + x];
+  c = map[(gsize) (y + dy) * rw + x + dx];
+  if (!isfinite (a) || !isfinite (b) || !isfinite (c))
+    return 0;
+  den = 2 * (a - 2 * b + c);
+  if (den == 0)
+    return 0;
+  d = (a - c) / den;
+  return CLAMP (d, -0.5, 0.5);
+}
+
+/* A smooth blob: the template's content as a function of continuous
+ * coordinates (u, v) in template pixels. */
+static double
+blob (double u, double v, int tw, int th)
+{
+  double cx = tw / 2.0 - 0.5, cy = th / 2.0 - 0.5;
+  double e1 = ((u - cx) * (u - cx) + (v - cy) * (v - cy)) / 18.0;
+  double e2 = ((u - cx - 4) * (u - cx - 4) + (v - cy + 3) * (v - cy + 3))
+      / 8.0;
+
+  return 30 + 180 * exp (-e1) + 40 * exp (-e2) + 0.8 * u + 0.5 * v;
+}
+
+/* The template (tw x th, blob () at integer positions) pasted into a
+ * w x h GRAY8 frame at the fractional position (px, py) by bilinear
+ * interpolation of the template; the rest of the frame is the blob's
+ * background level with low noise. The subpixel property reports, for
+ * every method, the integer match of the double-precision reference and
+ * x-subpixel, y-subpixel equal to the reference's parabola vertex (from
+ * the double reference scores, within float rounding); for the methods
+ * that peak at the template's place, the estimate moves toward the true
+ * (px, py). */
+static void
+check_subpixel (double px, double py)
+{
+  const int w = 320, h = 240, tw = 21, th = 19;
+  GstVideoInfo info;
+  GstBuffer *in;
+  GstVideoFrame f;
+  double *img, *t;
+  GstSample *ts;
+  GRand *rand = g_rand_new_with_seed (77);
+  int x, y, method;
+
+  t = g_new (double, tw * th);
+  for (y = 0; y < th; y++)
+    for (x = 0; x < tw; x++)
+      t[y * tw + x] = floor (blob (x, y, tw, th) + 0.5);
+  ts = gray8_sample (t, tw, th);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  in = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  fail_unless (gst_video_frame_map (&f, &info, in, GST_MAP_WRITE));
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      /* template coordinates of this pixel */
+      double u = x - px, v = y - py, val;
+      if (u >= 0 && v >= 0 && u <= tw - 1 && v <= th - 1) {
+        int u0 = MIN ((int) u, tw - 2), v0 = MIN ((int) v, th - 2);
+        double fu = u - u0, fv = v - v0;
+        val = (1 - fv) * ((1 - fu) * t[v0 * tw + u0] +
+            fu * t[v0 * tw + u0 + 1]) + fv * ((1 - fu) * t[(v0 + 1) * tw +
+                u0] + fu * t[(v0 + 1) * tw + u0 + 1]);
+      } else {
+        val = 30 + g_rand_int_range (rand, -2, 3);
+      }
+      ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x] =
+          (guint8) CLAMP (floor (val + 0.5), 0, 255);
+    }
+  gst_video_frame_unmap (&f);
+  img = frame_luma (in, &info);
+
+  for (method = 0; method < N_METHODS; method++) {
+    RunOpts o = { NULL, method, 1, -1, TRUE };
+    Match m[1];
+    int bx = 0, by = 0, rw = w - tw + 1, rh = h - th + 1;
+    double *map = ref_map (img, w, h, t, tw, th, method, &bx, &by);
+    double rx, ry;
+    gchar *what = g_strdup_printf ("subpixel %s at (%g,%g)",
+        method_names[method], px, py);
+
+    fail_unless_equals_int (run_match (&o, &info, in, ts, m, 1), 1);
+    check_best (what, method, &m[0], map, rw, bx, by);
+    fail_unless (m[0].has_sub, "%s: no x-subpixel", what);
+    rx = m[0].x + ref_subpixel_offset (map, rw, rh, m[0].x, m[0].y, 1, 0);
+    ry = m[0].y + ref_subpixel_offset (map, rw, rh, m[0].x, m[0].y, 0, 1);
+    fail_unless (fabs (m[0].sx - rx) <= 1e-3 && fabs (m[0].sy - ry) <= 1e-3,
+        "%s: (%.6f,%.6f), reference (%.6f,%.6f)", what, m[0].sx, m[0].sy,
+        rx, ry);
+    fail_unless (fabs (m[0].sx - m[0].x) <= 0.5
+        && fabs (m[0].sy - m[0].y) <= 0.5);
+    if (method != CCORR) {
+      /* found at the template's place, and closer to it than the
+       * integer position */
+      fail_unless (fabs (m[0].x - px) <= 0.5 && fabs (m[0].y - py) <= 0.5,
+          "%s: integer match (%u,%u)", what, m[0].x, m[0].y);
+      fail_unless (fabs (m[0].sx - px) < fabs (m[0].x - px)
+          && fabs (m[0].sy - py) < fabs (m[0].y - py),
+          "%s: (%.4f,%.4f) not closer than (%u,%u)", what, m[0].sx, m[0].sy,
+          m[0].x, m[0].y);
+    }
+    g_free (what);
+    g_free (map);
+  }
+  g_free (img);
+  g_free (t);
+  gst_sample_unref (ts);
+  gst_buffer_unref (in);
+  g_rand_free (rand);
+}
+
+GST_START_TEST (test_subpixel)
+{
+  check_subpixel (100.3, 60.7);
+  check_subpixel (201.75, 150.2);
+}
+
+GST_END_TEST;
+
+/* A match at the score image's border has offset 0 along that axis (a
+ * template of the frame's width: one window per row), and the subpixel
+ * fields follow the property while playing. */
+GST_START_TEST (test_subpixel_border)
+{
+  GstVideoInfo info;
+  GRand *rand = g_rand_new_with_seed (78);
+  GstBuffer *in;
+  double *img, *t;
+  GstSample *ts;
+  int method;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 30, 40);
+  in = cvtest_random_frame (&info, 0, rand);
+  img = frame_luma (in, &info);
+  t = make_template (img, 30, 30, 9, 0, 17, NULL);
+  ts = gray8_sample (t, 30, 9);
+  for (method = 0; method < N_METHODS; method++) {
+    RunOpts o = { NULL, method, 1, -1, TRUE };
+    RunOpts off = { NULL, method, 1, -1, FALSE };
+    Match m[1];
+    int bx = 0, by = 0;
+    double *map = ref_map (img, 30, 40, t, 30, 9, method, &bx, &by);
+    double ry;
+
+    fail_unless_equals_int (run_match (&o, &info, in, ts, m, 1), 1);
+    check_best (method_names[method], method, &m[0], map, 1, bx, by);
+    fail_unless (m[0].x == 0 && m[0].sx == 0.0, "%s: x-subpixel %g",
+        method_names[method], m[0].sx);
+    ry = m[0].y + ref_subpixel_offset (map, 1, 32, 0, m[0].y, 0, 1);
+    fail_unless (fabs (m[0].sy - ry) <= 1e-3, "%s: y-subpixel %g, ref %g",
+        method_names[method], m[0].sy, ry);
+    fail_unless_equals_int (run_match (&off, &info, in, ts, m, 1), 1);
+    fail_if (m[0].has_sub);
+    g_free (map);
+  }
+  g_free (img);
+  g_free (t);
+  gst_sample_unref (ts);
+  gst_buffer_unref (in);
+  g_rand_free (rand);
 }
 
 GST_END_TEST;
@@ -1250,8 +1475,8 @@ gpu_vs_cpu (GstVideoFormat fmt, int w, int h, int tw, int th, int method,
   double *t;
   GstSample *ts;
   Match g[16], c[16];
-  RunOpts og = { "cuda", method, max_matches, -1 };
-  RunOpts oc = { "cpu", method, max_matches, -1 };
+  RunOpts og = { "cuda", method, max_matches, -1, TRUE };
+  RunOpts oc = { "cpu", method, max_matches, -1, TRUE };
   int ng, nc, i;
 
   gst_video_info_set_format (&info, fmt, w, h);
@@ -1274,7 +1499,12 @@ gpu_vs_cpu (GstVideoFormat fmt, int w, int h, int tw, int th, int method,
         gst_video_format_to_string (fmt), w, h, tw, th, method_names[method],
         i, g[i].x, g[i].y, c[i].x, c[i].y);
     fail_unless (fabs (g[i].result - c[i].result) <= 1e-4 *
-        (method == SQDIFF ? MAX (1.0, fabs (c[i].result)) : 1.0));
+        (unnormalised (method) ? MAX (1.0, fabs (c[i].result)) : 1.0));
+    /* the same scores around: the same sub-pixel positions */
+    fail_unless (g[i].has_sub && c[i].has_sub && g[i].sx == c[i].sx
+        && g[i].sy == c[i].sy, "%s match %d: sub-pixel GPU (%.9g,%.9g) "
+        "CPU (%.9g,%.9g)", method_names[method], i, g[i].sx, g[i].sy,
+        c[i].sx, c[i].sy);
   }
   gst_sample_unref (ts);
   g_free (t);
@@ -1297,10 +1527,10 @@ GST_START_TEST (test_gpu_equals_cpu)
   int method;
 
   for (s = 0; s < G_N_ELEMENTS (sizes); s++)
-    for (method = 0; method < 4; method++)
+    for (method = 0; method < N_METHODS; method++)
       gpu_vs_cpu (fmts[(s + method) % G_N_ELEMENTS (fmts)], sizes[s][0],
           sizes[s][1], sizes[s][2], sizes[s][3], method,
-          (s % 3 == 0) ? 1 : 5, s * 4 + method);
+          (s % 3 == 0) ? 1 : 5, s * N_METHODS + method);
 }
 
 GST_END_TEST;
@@ -1356,7 +1586,9 @@ check_same (const gchar * what, const CvTemplateMatchResult * a,
     fail_unless (a->match[i].x == b->match[i].x
         && a->match[i].y == b->match[i].y
         && memcmp (&a->match[i].score, &b->match[i].score,
-            sizeof (double)) == 0,
+            sizeof (double)) == 0
+        && memcmp (a->match[i].around, b->match[i].around,
+            sizeof (a->match[i].around)) == 0,
         "%s: match %d direct (%d,%d) %.9g, fft (%d,%d) %.9g", what, i,
         a->match[i].x, a->match[i].y, a->match[i].score, b->match[i].x,
         b->match[i].y, b->match[i].score);
@@ -1378,7 +1610,7 @@ check_matches_ref (const gchar * what, const CvTemplateMatchResult * r,
   for (i = 0; i < r->count; i++) {
     double ref = ref_score (img, w, t, tw, th, r->match[i].x,
         r->match[i].y, method);
-    if (method == SQDIFF)
+    if (method == SQDIFF || method == CCORR)
       fail_unless (r->match[i].score == (double) (float) ref,
           "%s: match %d at (%d,%d) %.9g, exact %.9g", what, i, r->match[i].x,
           r->match[i].y, r->match[i].score, ref);
@@ -1477,7 +1709,7 @@ GST_START_TEST (test_cpu_paths)
     t = make_template (img, w, tw, th, c % 3 ? (w - tw) / 2 : -1,
         c % 3 ? (h - th) / 3 : -1, rand);
     tdata = cpu_template (t, tw, th, 7 + c, &ct);
-    for (method = 0; method < 4; method++) {
+    for (method = 0; method < N_METHODS; method++) {
       CvTemplateMatchResult rd, rf;
       guint16 *md = g_new (guint16, (gsize) w * h);
       guint16 *mf = g_new (guint16, (gsize) w * h);
@@ -1569,7 +1801,7 @@ GST_START_TEST (test_cpu_paths_exact)
 #ifdef CVTM_TEST_HAVE_FFTW
     fail_unless (cvtm_fft_cost (w, h, tw, th, &dw, &dh) >= 0);
 #endif
-    for (method = 0; method < 4; method++) {
+    for (method = 0; method < N_METHODS; method++) {
       CvTmScoreConst k = cvtm_score_const (method, tw, th, ct.sum, ct.sumsq,
           ct.flat);
       fail_unless_equals_int (cvtm_direct_scores (&lum, &ct, &k, md, NULL),
@@ -1704,12 +1936,12 @@ GST_START_TEST (test_gpu_paths)
   for (p = 0; p < G_N_ELEMENTS (paths); p++) {
     fail_unless (g_setenv ("CUDAVISION_TM_PATH", paths[p], TRUE));
     for (s = 0; s < G_N_ELEMENTS (sizes); s++)
-      for (method = 0; method < 4; method++) {
+      for (method = 0; method < N_METHODS; method++) {
         if (sizes[s][0] > 1000 && method != CCOEFF_NORMED)
           continue;             /* the large frame once */
         gpu_vs_cpu (GST_VIDEO_FORMAT_GRAY8, sizes[s][0], sizes[s][1],
             sizes[s][2], sizes[s][3], method, (s + method) % 2 ? 1 : 4,
-            1000 + p * 100 + s * 4 + method);
+            1000 + p * 100 + s * N_METHODS + method);
       }
     /* an RGB frame through the luma conversion */
     gpu_vs_cpu (GST_VIDEO_FORMAT_BGRx, 130, 90, 20, 18, CCOEFF_NORMED, 3,
@@ -1724,7 +1956,7 @@ GST_START_TEST (test_gpu_score_map)
 {
   int method;
 
-  for (method = 0; method < 4; method++)
+  for (method = 0; method < N_METHODS; method++)
     check_score_map ("cuda", GST_VIDEO_FORMAT_GRAY8, method);
   check_score_map ("cuda", GST_VIDEO_FORMAT_GRAY16_LE, CCOEFF_NORMED);
 }
@@ -1751,6 +1983,8 @@ templatematch_suite (void)
   tcase_add_test (tc, test_failing_change_while_playing);
   tcase_add_test (tc, test_display);
   tcase_add_test (tc, test_score_map);
+  tcase_add_test (tc, test_subpixel);
+  tcase_add_test (tc, test_subpixel_border);
   /* the CPU path tests force their paths: once, not again in the run
    * with CUDAVISION_TM_PATH=fft */
   if (!cvtest_backend_is_cuda () && !g_getenv ("CUDAVISION_TM_PATH")) {

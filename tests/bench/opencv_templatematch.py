@@ -24,13 +24,16 @@ import time
 import cv2
 import numpy as np
 
+# name: (CvTemplateMatchMethod, the C interface's value; cv2's method)
 METHODS = {"sqdiff": (0, cv2.TM_SQDIFF), "sqdiff-normed": (1, cv2.TM_SQDIFF_NORMED),
            "ccorr-normed": (2, cv2.TM_CCORR_NORMED),
-           "ccoeff-normed": (3, cv2.TM_CCOEFF_NORMED)}
+           "ccoeff-normed": (3, cv2.TM_CCOEFF_NORMED),
+           "ccorr": (4, cv2.TM_CCORR), "ccoeff": (5, cv2.TM_CCOEFF)}
 CASES = ["1920x1080:64x64:ccoeff-normed", "1920x1080:64x64:sqdiff",
          "1920x1080:200x150:ccoeff-normed", "1920x1080:200x150:sqdiff",
          "1920x1080:5x5:ccoeff-normed", "1920x1080:3x3:ccoeff-normed",
-         "8140x9925:3x3:ccoeff-normed"]
+         "8140x9925:3x3:ccoeff-normed", "1920x1080:64x64:ccorr",
+         "1920x1080:64x64:ccoeff"]
 
 
 class Plane(C.Structure):
@@ -53,7 +56,8 @@ class Params(C.Structure):
 
 
 class Match(C.Structure):
-    _fields_ = [("x", C.c_int32), ("y", C.c_int32), ("score", C.c_double)]
+    _fields_ = [("x", C.c_int32), ("y", C.c_int32), ("score", C.c_double),
+                ("around", C.c_float * 4)]
 
 
 class Result(C.Structure):

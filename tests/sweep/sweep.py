@@ -165,7 +165,19 @@ def param_sets(element, rng):
                 ("map,ccoeff", "score-map=true method=ccoeff-normed", 2,
                  {"tmpl": "t9x7", "out": ["GRAY8", "GRAY16_LE"]}),
                 ("map,sqdiff", "score-map=true method=sqdiff", 3,
-                 {"tmpl": "t16x16", "out": ["GRAY16_LE", "GRAY8"]})]
+                 {"tmpl": "t16x16", "out": ["GRAY16_LE", "GRAY8"]}),
+                # the unnormalised methods (cv2.TM_CCORR, cv2.TM_CCOEFF)
+                # and the sub-pixel positions in messages and ROI metas
+                ("rawccorr,3,sub", "method=ccorr max-matches=3 "
+                 "subpixel=true", 3, {"tmpl": "t9x7"}),
+                ("rawccoeff,2,sub", "method=ccoeff max-matches=2 "
+                 "subpixel=true", 4, {"tmpl": "t31x23"}),
+                ("sub,ccoeffn,4", "method=ccoeff-normed max-matches=4 "
+                 "subpixel=true", 3, {"tmpl": "t16x16"}),
+                ("map,rawccoeff", "score-map=true method=ccoeff", 2,
+                 {"tmpl": "t16x16", "out": ["GRAY8", "GRAY16_LE"]}),
+                ("map,rawccorr", "score-map=true method=ccorr", 2,
+                 {"tmpl": "t9x7", "out": ["GRAY16_LE"]})]
     if element == "cudameanshift":
         return [("filt,r2", "mode=filter spatial-radius=2 color-radius=8", 4,
                  {}),
