@@ -288,8 +288,7 @@ fft_tile (const CvTmFft * f, const CvPlane * lum, int tw, int th,
 
 int
 cvtm_fft_scores (CvTmFft ** pf, const CvPlane * lum, const CvTemplate * templ,
-    const CvTmScoreConst * k, float *map, int dw, int dh,
-    const CvExec * exec)
+    const CvTmScoreConst * k, float *map, int dw, int dh, const CvExec * exec)
 {
   const int w = lum->width, h = lum->height;
   const int tw = templ->plane.width, th = templ->plane.height;

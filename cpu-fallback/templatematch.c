@@ -227,7 +227,7 @@ get_luma (const CvPlane * src, CvLumaLayout l, int y0, int rows,
   out->width = src->width;
   out->height = rows;
   if (l.r < 0 && l.bpp == 1) {
-    out->data = src->data + (size_t) y0 * src->stride;
+    out->data = src->data + (size_t) y0 *src->stride;
     out->stride = src->stride;
     return;
   }
@@ -440,7 +440,7 @@ cv_template_match_cpu_path (const void *workspace)
 
 /* *buf holds at least n elements of size sz (grown, never shrunk) */
 static int
-ensure (void **buf, size_t * cap, size_t n, size_t sz)
+ensure (void **buf, size_t *cap, size_t n, size_t sz)
 {
   void *p;
 

@@ -326,8 +326,7 @@ gst_cuda_template_match_get_params (GstCudaVisionBase * base, gpointer params)
 }
 
 static void
-gst_cuda_template_match_clear_params (GstCudaVisionBase * base,
-    gpointer params)
+gst_cuda_template_match_clear_params (GstCudaVisionBase * base, gpointer params)
 {
   TmParams *p = params;
 
@@ -478,8 +477,7 @@ gst_cuda_template_match_get_property (GObject * object, guint prop_id,
 
   switch (prop_id) {
     case PROP_TEMPLATE:
-      g_value_take_string (value,
-          gst_cv_template_source_dup_path (self->tsrc));
+      g_value_take_string (value, gst_cv_template_source_dup_path (self->tsrc));
       return;
     case PROP_TEMPLATE_SAMPLE:{
       /* waits for a template being loaded from a file (bounded) */
@@ -608,8 +606,9 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
       g_param_spec_double ("threshold", "Threshold",
-          "Worst score reported (<= for sqdiff methods, negative = no "
-          "limit; >= for correlation methods)", -G_MAXDOUBLE, G_MAXDOUBLE,
+          "Worst score reported (<= for the sqdiff methods, negative = no "
+          "limit; >= for the correlation methods, -1 or less = no limit)",
+          -G_MAXDOUBLE, G_MAXDOUBLE,
           DEFAULT_THRESHOLD, flags | GST_PARAM_CONTROLLABLE));
   /**
    * GstCudaTemplateMatch:display:

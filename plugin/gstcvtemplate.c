@@ -365,8 +365,7 @@ gst_cv_template_source_free (GstCvTemplateSource * src)
 }
 
 void
-gst_cv_template_source_set_path (GstCvTemplateSource * src,
-    const gchar * path)
+gst_cv_template_source_set_path (GstCvTemplateSource * src, const gchar * path)
 {
   if (!path || !*path)
     source_set (src, NULL, NULL, NULL, NULL);

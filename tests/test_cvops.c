@@ -82,7 +82,7 @@ hplane_new (int w, int h, int bpp, int pad)
     pad += pad & 1;
   p.width = w;
   p.height = h;
-  p.stride = (size_t) w * bpp + pad;
+  p.stride = (size_t) w *bpp + pad;
   p.data = g_malloc (p.stride * h);
   memset (p.data, POISON, p.stride * h);
   return p;
@@ -176,8 +176,7 @@ dplane_alloc (const Mem * m, DPlane * d, int w, int h, int bpp)
     pitch = 0;
 #endif
   } else {
-    pitch = m->odd ? (bpp == 2 ? row + 6 : row + 5) :
-        (row + 511) / 512 * 512;
+    pitch = m->odd ? (bpp == 2 ? row + 6 : row + 5) : (row + 511) / 512 * 512;
     d->size = pitch * h + 8;
     d->base = g_malloc (d->size);
     memset (d->base, POISON, d->size);
@@ -345,7 +344,7 @@ compare_rows (const Case * c, int p, const guint8 * a, size_t as,
     return;
   }
   for (y = 0; y < c->out_h[p]; y++) {
-    const guint8 *ra = a + (size_t) y * as, *rb = b + (size_t) y * bs;
+    const guint8 *ra = a + (size_t) y * as, *rb = b + (size_t) y *bs;
     if (memcmp (ra, rb, row) != 0) {
       size_t x = 0;
       while (ra[x] == rb[x])
@@ -397,12 +396,10 @@ compare_results (const Case * c, const void *ra, const void *rb)
     const CvMeanShiftParams *p = c->params;
 
     if (p->mode != CV_MEANSHIFT_SEGMENT) {
-      fail_unless (a == NULL && b == NULL, "%s: filter mode results",
-          c->what);
+      fail_unless (a == NULL && b == NULL, "%s: filter mode results", c->what);
       return;
     }
-    fail_unless (a && b && a->labels && b->labels, "%s: no segments",
-        c->what);
+    fail_unless (a && b && a->labels && b->labels, "%s: no segments", c->what);
     fail_unless (a->n_segments == b->n_segments, "%s: %u segments on the "
         "CPU, %u on the other", c->what, a->n_segments, b->n_segments);
     fail_unless (memcmp (a->labels, b->labels,
@@ -956,7 +953,7 @@ compare_template_match (const Mem * m, const CvOps * test, gboolean big)
 {
   static const int fmts[] = { F_GRAY8, F_I420, F_RGB, F_BGRx, F_xRGB };
   static const int tsizes[][2] = {
-    {1, 1}, {5, 4}, {17, 16}, {64, 64}, {3, 40}, {-1, -1},     /* frame */
+    {1, 1}, {5, 4}, {17, 16}, {64, 64}, {3, 40}, {-1, -1},      /* frame */
     {0, 0},                     /* no template */
   };
   guint s, f, t;
@@ -1282,8 +1279,7 @@ setup_init (Setup * s, int algo, int f, int w, int h, const Mem * m)
   s->convolve_p.border_mode = CV_BORDER_REFLECT_101;
   s->convolve_p.ksize = 1;
   s->convolve_p.kernel[0] = 1.0f;
-  fail_unless_equals_int (cv_convolve_params_prepare (&s->convolve_p),
-      CV_OK);
+  fail_unless_equals_int (cv_convolve_params_prepare (&s->convolve_p), CV_OK);
 
   s->nlmeans.layout = fmt->layout;
   s->nlmeans.width = w;
@@ -1383,8 +1379,7 @@ check_create (const CvOps * ops, int algo)
 
     /* NULL info, NULL op */
     op = (void *) 1;
-    fail_unless_equals_int (ops->create (NULL, &op),
-        CV_ERROR_INVALID_ARGUMENT);
+    fail_unless_equals_int (ops->create (NULL, &op), CV_ERROR_INVALID_ARGUMENT);
     fail_unless (op == NULL);
     fail_unless_equals_int (ops->create (info, NULL),
         CV_ERROR_INVALID_ARGUMENT);
@@ -1513,8 +1508,7 @@ check_frames (const CvOps * ops, int algo, const Mem * m)
     MISMATCH (in[0].width, s.frame.in[0].width - 1);
     MISMATCH (in[0].height, s.frame.in[0].height + 1);
     MISMATCH (in[0].data, NULL);
-    MISMATCH (in[0].stride, (size_t) s.frame.in[0].width * s.fmt->bpp[0] -
-        1);
+    MISMATCH (in[0].stride, (size_t) s.frame.in[0].width * s.fmt->bpp[0] - 1);
     MISMATCH (out[0].width, s.frame.out[0].width + 1);
     MISMATCH (out[0].height, 0);
     MISMATCH (out[0].data, NULL);
@@ -1650,8 +1644,7 @@ check_results (const CvOps ** tables, const Mem * m)
         s.tpix[p] = h.data[(size_t) (5 + p / 4) * h.stride + 9 + p % 4];
       fail_unless_equals_int (cv_template_stats (&s.templ), CV_OK);
       s.tm_p.match.method = CV_TM_SQDIFF;
-      fail_unless_equals_int (ops->submit (op, &s.frame, &s.tm_p, &ex),
-          CV_OK);
+      fail_unless_equals_int (ops->submit (op, &s.frame, &s.tm_p, &ex), CV_OK);
       queue_sync (m, &q);
       r1 = ops->results (op);
       fail_unless (r1 == r0);
@@ -1834,7 +1827,7 @@ GST_START_TEST (test_planes)
     /* nlmeans on I420: the chroma copied, row_bytes per row */
     {
       CvNlMeansInfo info = { {1, -1, -1, -1}, w, h, 3, {0, (size_t) cw,
-              (size_t) cw, 0}
+          (size_t) cw, 0}
       };
       CvNlMeansParams prm = { 10, 3, 5, 0, 0 };
 
@@ -1862,8 +1855,10 @@ GST_START_TEST (test_planes)
 
     /* convolve on I420: each plane as a GRAY8 frame of its own size */
     {
-      CvConvolveInfo info = { w, h, 3, {1, 1, 1}, {1, 1, 1} };
-      CvConvolveInfo gray = { cw, ch, 1, {1}, {1} };
+      CvConvolveInfo info = { w, h, 3, {1, 1, 1}, {1, 1, 1}
+      };
+      CvConvolveInfo gray = { cw, ch, 1, {1}, {1}
+      };
       CvConvolveParams prm;
       CvPlane alone = hplane_new (cw, ch, 1, 3);
       CvFrame g;
@@ -2129,14 +2124,12 @@ GST_START_TEST (test_cpu_ ## algo) \
 GST_END_TEST;
 
 CPU_COMPARE (sobel, compare_sobel, TRUE)
-CPU_COMPARE (convolve, compare_convolve, TRUE)
-CPU_COMPARE (nlmeans, compare_nlmeans, FALSE)
-CPU_COMPARE (template_match, compare_template_match, TRUE)
-CPU_COMPARE (meanshift, compare_meanshift, FALSE)
-CPU_COMPARE (canny, compare_canny, TRUE)
-
+    CPU_COMPARE (convolve, compare_convolve, TRUE)
+    CPU_COMPARE (nlmeans, compare_nlmeans, FALSE)
+    CPU_COMPARE (template_match, compare_template_match, TRUE)
+    CPU_COMPARE (meanshift, compare_meanshift, FALSE)
+    CPU_COMPARE (canny, compare_canny, TRUE)
 /* ---- the GPU suite ---- */
-
 #ifdef HAVE_CUDA
 #define CUDA_COMPARE(algo, fn) \
 GST_START_TEST (test_cuda_ ## algo) \
@@ -2149,15 +2142,13 @@ GST_START_TEST (test_cuda_ ## algo) \
   fn (&odd, &cv_ ## algo ## _cuda_ops, FALSE); \
 } \
 GST_END_TEST;
-
-CUDA_COMPARE (sobel, compare_sobel)
-CUDA_COMPARE (convolve, compare_convolve)
-CUDA_COMPARE (nlmeans, compare_nlmeans)
-CUDA_COMPARE (template_match, compare_template_match)
-CUDA_COMPARE (meanshift, compare_meanshift)
-CUDA_COMPARE (canny, compare_canny)
-
-GST_START_TEST (test_cuda_checks)
+    CUDA_COMPARE (sobel, compare_sobel)
+    CUDA_COMPARE (convolve, compare_convolve)
+    CUDA_COMPARE (nlmeans, compare_nlmeans)
+    CUDA_COMPARE (template_match, compare_template_match)
+    CUDA_COMPARE (meanshift, compare_meanshift)
+    CUDA_COMPARE (canny, compare_canny)
+    GST_START_TEST (test_cuda_checks)
 {
   Mem dev = { TRUE, FALSE };
   guint a;
@@ -2192,10 +2183,8 @@ GST_START_TEST (test_cuda_in_flight)
       GRand *r = g_rand_new_with_seed (case_seed ());
       CvExec ex;
 
-      setup_init (&hs[i], a, algo_fmts[a][i], 320 + 16 * i, 200 - 8 * i,
-          &host);
-      setup_init (&ds[i], a, algo_fmts[a][i], 320 + 16 * i, 200 - 8 * i,
-          &dev);
+      setup_init (&hs[i], a, algo_fmts[a][i], 320 + 16 * i, 200 - 8 * i, &host);
+      setup_init (&ds[i], a, algo_fmts[a][i], 320 + 16 * i, 200 - 8 * i, &dev);
       for (p = 0; p < hs[i].n_in; p++) {
         CvPlane h = hplane_new (hs[i].in[p].p.width, hs[i].in[p].p.height,
             hs[i].fmt->bpp[p], 0);

@@ -1810,8 +1810,7 @@ GST_START_TEST (test_cpu_paths_exact)
 #ifdef CVTM_TEST_HAVE_FFTW
         CvTmFft *f = NULL;
         fail_unless_equals_int (cvtm_fft_scores (&f, &lum, &ct, &k, mf,
-                tile ? cases[c][4] : dw, tile ? cases[c][5] : dh, NULL),
-            CV_OK);
+                tile ? cases[c][4] : dw, tile ? cases[c][5] : dh, NULL), CV_OK);
         cvtm_fft_free (f);
 #else
         memcpy (mf, md, nwin * sizeof (float));
