@@ -102,15 +102,10 @@ gst_cuda_canny_set_property (GObject * object, guint prop_id,
     case PROP_HIGH_THRESHOLD:
       self->high_threshold = g_value_get_double (value);
       break;
-    case PROP_KERNEL_SIZE:{
-      guint v = g_value_get_uint (value);
-      if (cv_sobel_ksize_valid ((int) v))
-        self->kernel_size = v;
-      else
-        rejected = g_strdup_printf ("kernel-size must be 3, 5 or 7, got %u; "
-            "keeping %u", v, self->kernel_size);
+    case PROP_KERNEL_SIZE:
+      rejected = gst_cv_edge_map_set_kernel_size (&self->kernel_size,
+          g_value_get_uint (value));
       break;
-    }
     case PROP_L2_GRADIENT:
       self->l2_gradient = g_value_get_boolean (value);
       break;

@@ -11,6 +11,7 @@
 
 #include "gstcvedgemap.h"
 #include "gstcvformat.h"
+#include "sobel_core.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vision_base_debug);
 #define GST_CAT_DEFAULT gst_cuda_vision_base_debug
@@ -82,4 +83,20 @@ gst_cv_edge_map_set_info (GstCudaVisionBase * base, GstCaps * incaps,
   if (info->layout.r < 0)       /* the Y plane is the luma: all it reads */
     gst_cuda_vision_base_set_upload_planes (base, 1);
   return TRUE;
+}
+
+/* The `kernel-size` property of such elements (a Sobel aperture): stores
+ * value in *kernel_size when it is 3, 5 or 7 and returns NULL; else keeps
+ * *kernel_size and returns the text of the refusal, for
+ * gst_cuda_vision_base_post_rejection () once the object lock is
+ * released. Called under the object lock. */
+gchar *
+gst_cv_edge_map_set_kernel_size (guint * kernel_size, guint value)
+{
+  if (cv_sobel_ksize_valid ((int) value)) {
+    *kernel_size = value;
+    return NULL;
+  }
+  return g_strdup_printf ("kernel-size must be 3, 5 or 7, got %u; keeping %u",
+      value, *kernel_size);
 }

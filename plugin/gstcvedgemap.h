@@ -23,5 +23,7 @@ gboolean gst_cv_edge_map_set_info (GstCudaVisionBase * base,
     GstCaps * incaps, const GstVideoInfo * in_info, GstCaps * outcaps,
     const GstVideoInfo * out_info, gpointer op_info);
 
+gchar *gst_cv_edge_map_set_kernel_size (guint * kernel_size, guint value);
+
 G_END_DECLS
 #endif /* __GST_CV_EDGE_MAP_H__ */
