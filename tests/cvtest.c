@@ -84,6 +84,48 @@ cvtest_harness_new (const gchar * factory, const gchar * backend)
   return h;
 }
 
+GstBuffer *
+cvtest_harness_process (GstHarness * h, const GstVideoInfo * info,
+    GstBuffer * in)
+{
+  GstBuffer *out;
+
+  g_object_set (h->element, "pipeline-depth", 1, NULL);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  gst_harness_teardown (h);
+  return out;
+}
+
+guint
+cvtest_compare_gray (GstBuffer * out, const guint8 * ref, int w, int hgt,
+    const gchar * what)
+{
+  GstVideoInfo oi;
+  GstVideoFrame f;
+  guint bad = 0;
+  int x, y;
+
+  gst_video_info_set_format (&oi, GST_VIDEO_FORMAT_GRAY8, w, hgt);
+  fail_unless (gst_video_frame_map (&f, &oi, out, GST_MAP_READ));
+  for (y = 0; y < hgt; y++) {
+    const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+    for (x = 0; x < w; x++)
+      if (row[x] != ref[y * w + x]) {
+        if (bad < 5)
+          GST_ERROR ("%s: (%d,%d) got %u expected %u", what, x, y, row[x],
+              ref[y * w + x]);
+        bad++;
+      }
+  }
+  gst_video_frame_unmap (&f);
+  return bad;
+}
+
 GstCaps *
 cvtest_caps (GstVideoFormat format, gint width, gint height)
 {

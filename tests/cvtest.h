@@ -37,6 +37,19 @@ int cvtest_run_suite (Suite * s);
  * test backend (or the given one when backend != NULL). */
 GstHarness *cvtest_harness_new (const gchar * factory, const gchar * backend);
 
+/* One frame through the harness's element, then the harness torn down:
+ * pipeline-depth 1, src caps from info, in pushed (a reference of its
+ * own; GST_FLOW_OK asserted) and the output pulled (asserted) and
+ * returned. */
+GstBuffer *cvtest_harness_process (GstHarness * h, const GstVideoInfo * info,
+    GstBuffer * in);
+
+/* Mismatches of the GRAY8 frame out (w x hgt, its own stride) against
+ * ref (w * hgt bytes, rows without padding); the first 5 logged with
+ * what. */
+guint cvtest_compare_gray (GstBuffer * out, const guint8 * ref, int w,
+    int hgt, const gchar * what);
+
 /* A buffer holding a frame of info's format and size filled with random
  * bytes from rand, whose rows are padded by `pad` bytes beyond the default
  * stride (GstVideoMeta carries the strides). */

@@ -224,19 +224,12 @@ run_one (const gchar * backend, const GstVideoInfo * info, GstBuffer * in,
     const gchar * filters, const double *custom, int ck, int mode)
 {
   GstHarness *h = cvtest_harness_new ("cudaconvolve", backend);
-  GstBuffer *out;
 
   gst_util_set_object_arg (G_OBJECT (h->element), "border-mode", borders[mode]);
-  g_object_set (h->element, "filters", filters, "pipeline-depth", 1, NULL);
+  g_object_set (h->element, "filters", filters, NULL);
   if (custom)
     set_kernel (h->element, custom, ck * ck);
-  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
-  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
-      GST_FLOW_OK);
-  out = gst_harness_pull (h);
-  fail_unless (out != NULL);
-  gst_harness_teardown (h);
-  return out;
+  return cvtest_harness_process (h, info, in);
 }
 
 /* largest difference between the element's output and the reference

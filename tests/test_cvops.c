@@ -585,18 +585,45 @@ size_skipped (const Size * s, gboolean big)
   return s->big && (!big || small);
 }
 
+/* the outputs of the edge-map operators (sobel, canny) */
+static const struct
+{
+  const char *name;
+  int n, ps[CV_MAX_PLANES];
+} edge_outs[] = {
+  {"GRAY8", 1, {1}}, {"NV12", 2, {1, 2}}, {"I420", 3, {1, 1, 1}},
+};
+
+/* an edge-map case: random inputs of fmt, the info and output planes of
+ * edge_outs[o] */
+static void
+edge_map_case (Case * c, CvEdgeMapInfo * info, const Format * fmt, guint o,
+    int w, int h, int pad_kind, GRand * r)
+{
+  int p;
+
+  memset (c, 0, sizeof (*c));
+  memset (info, 0, sizeof (*info));
+  case_inputs (c, fmt, w, h, pad_kind, r);
+  info->layout = fmt->layout;
+  info->width = w;
+  info->height = h;
+  info->n_out_planes = edge_outs[o].n;
+  memcpy (info->out_pixel_stride, edge_outs[o].ps, sizeof (edge_outs[o].ps));
+  c->n_out = edge_outs[o].n;
+  for (p = 0; p < c->n_out; p++) {
+    c->out_w[p] = p ? w - w / 2 : w;
+    c->out_h[p] = p ? h - h / 2 : h;
+    c->out_bpp[p] = edge_outs[o].ps[p] ? edge_outs[o].ps[p] : 1;
+  }
+  c->info = info;
+}
+
 static void
 compare_sobel (const Mem * m, const CvOps * test, gboolean big)
 {
   static const int in_fmts[] = { F_GRAY8, F_I420, F_RGB, F_BGR, F_RGBA,
     F_BGRx, F_xRGB
-  };
-  static const struct
-  {
-    const char *name;
-    int n, ps[CV_MAX_PLANES];
-  } outs[] = {
-    {"GRAY8", 1, {1}}, {"NV12", 2, {1, 2}}, {"I420", 3, {1, 1, 1}},
   };
   static const CvSobelParams params[] = {
     {0, 0, 3, 0}, {40, 30, 3, 0}, {-60, 0, 3, 0}, {255, 254, 3, 0},
@@ -611,37 +638,22 @@ compare_sobel (const Mem * m, const CvOps * test, gboolean big)
     if (size_skipped (&sizes[s], big))
       continue;
     for (f = 0; f < G_N_ELEMENTS (in_fmts); f++)
-      for (o = 0; o < G_N_ELEMENTS (outs); o++) {
+      for (o = 0; o < G_N_ELEMENTS (edge_outs); o++) {
         const Format *fmt = &formats[in_fmts[f]];
         const CvSobelParams *prm = &params[(s + f + o) % G_N_ELEMENTS (params)];
         const int w = sizes[s].w, h = sizes[s].h;
         guint32 seed = case_seed ();
         GRand *r = g_rand_new_with_seed (seed);
-        CvSobelInfo info;
+        CvEdgeMapInfo info;
         Case c;
-        int p;
 
-        memset (&c, 0, sizeof (c));
-        memset (&info, 0, sizeof (info));
-        case_inputs (&c, fmt, w, h, (s + f) % 3, r);
-        info.layout = fmt->layout;
-        info.width = w;
-        info.height = h;
-        info.n_out_planes = outs[o].n;
-        memcpy (info.out_pixel_stride, outs[o].ps, sizeof (outs[o].ps));
-        c.n_out = outs[o].n;
-        for (p = 0; p < c.n_out; p++) {
-          c.out_w[p] = p ? w - w / 2 : w;
-          c.out_h[p] = p ? h - h / 2 : h;
-          c.out_bpp[p] = outs[o].ps[p] ? outs[o].ps[p] : 1;
-        }
+        edge_map_case (&c, &info, fmt, o, w, h, (s + f) % 3, r);
         c.what = g_strdup_printf ("sobel %dx%d %s -> %s brightness %d "
             "threshold %d kernel-size %d norm %d, seed %u", w, h, fmt->name,
-            outs[o].name, prm->brightness, prm->threshold, prm->kernel_size,
-            prm->norm, seed);
+            edge_outs[o].name, prm->brightness, prm->threshold,
+            prm->kernel_size, prm->norm, seed);
         c.ref = &cv_sobel_cpu_ops;
         c.test = test;
-        c.info = &info;
         c.params = prm;
         run_case (&c, m);
         case_clear (&c);
@@ -656,13 +668,6 @@ compare_canny (const Mem * m, const CvOps * test, gboolean big)
   static const int in_fmts[] = { F_GRAY8, F_I420, F_NV12, F_RGB, F_BGRx,
     F_xRGB
   };
-  static const struct
-  {
-    const char *name;
-    int n, ps[CV_MAX_PLANES];
-  } outs[] = {
-    {"GRAY8", 1, {1}}, {"NV12", 2, {1, 2}}, {"I420", 3, {1, 1, 1}},
-  };
   /* every aperture and norm; thresholds in order, swapped, fractional,
    * 0 (every local maximum an edge), huge (none) */
   static const CvCannyParams params[] = {
@@ -676,38 +681,23 @@ compare_canny (const Mem * m, const CvOps * test, gboolean big)
     if (size_skipped (&sizes[s], big))
       continue;
     for (f = 0; f < G_N_ELEMENTS (in_fmts); f++)
-      for (o = 0; o < G_N_ELEMENTS (outs); o++) {
+      for (o = 0; o < G_N_ELEMENTS (edge_outs); o++) {
         const Format *fmt = &formats[in_fmts[f]];
         const CvCannyParams *prm = &params[(s + 2 * f + o) %
             G_N_ELEMENTS (params)];
         const int w = sizes[s].w, h = sizes[s].h;
         guint32 seed = case_seed ();
         GRand *r = g_rand_new_with_seed (seed);
-        CvCannyInfo info;
+        CvEdgeMapInfo info;
         Case c;
-        int p;
 
-        memset (&c, 0, sizeof (c));
-        memset (&info, 0, sizeof (info));
-        case_inputs (&c, fmt, w, h, (s + f) % 3, r);
-        info.layout = fmt->layout;
-        info.width = w;
-        info.height = h;
-        info.n_out_planes = outs[o].n;
-        memcpy (info.out_pixel_stride, outs[o].ps, sizeof (outs[o].ps));
-        c.n_out = outs[o].n;
-        for (p = 0; p < c.n_out; p++) {
-          c.out_w[p] = p ? w - w / 2 : w;
-          c.out_h[p] = p ? h - h / 2 : h;
-          c.out_bpp[p] = outs[o].ps[p] ? outs[o].ps[p] : 1;
-        }
+        edge_map_case (&c, &info, fmt, o, w, h, (s + f) % 3, r);
         c.what = g_strdup_printf ("canny %dx%d %s -> %s thresholds %g %g "
-            "kernel-size %d l2 %d, seed %u", w, h, fmt->name, outs[o].name,
+            "kernel-size %d l2 %d, seed %u", w, h, fmt->name, edge_outs[o].name,
             prm->low_threshold, prm->high_threshold, prm->kernel_size,
             prm->l2_gradient, seed);
         c.ref = &cv_canny_cpu_ops;
         c.test = test;
-        c.info = &info;
         c.params = prm;
         run_case (&c, m);
         case_clear (&c);

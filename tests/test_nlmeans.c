@@ -119,18 +119,11 @@ run_element (const gchar * backend, const GstVideoInfo * info, GstBuffer * in,
     const Params * p)
 {
   GstHarness *h = cvtest_harness_new ("cudanlmeans", backend);
-  GstBuffer *out;
 
   g_object_set (h->element, "h", p->h, "patch-size", p->patch,
       "search-window", p->search, "patch-sigma", p->patch_sigma, "sigma",
-      p->sigma, "pipeline-depth", 1, NULL);
-  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
-  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
-      GST_FLOW_OK);
-  out = gst_harness_pull (h);
-  fail_unless (out != NULL);
-  gst_harness_teardown (h);
-  return out;
+      p->sigma, NULL);
+  return cvtest_harness_process (h, info, in);
 }
 
 /* element output vs reference: every component within 1, and at most 1 %

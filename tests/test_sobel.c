@@ -130,64 +130,19 @@ run_one_k (const gchar * backend, const GstVideoInfo * info, GstBuffer * in,
     int brightness, int threshold, int k, gboolean l1)
 {
   GstHarness *h = cvtest_harness_new ("cudasobel", backend);
-  GstBuffer *out;
 
   g_object_set (h->element, "brightness", brightness, "threshold",
-      (guint) threshold, "pipeline-depth", 1, "kernel-size", (guint) k, NULL);
+      (guint) threshold, "kernel-size", (guint) k, NULL);
   gst_util_set_object_arg (G_OBJECT (h->element), "norm", l1 ? "l1" : "l2");
-  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
-  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
-      GST_FLOW_OK);
-  out = gst_harness_pull (h);
-  fail_unless (out != NULL);
-  gst_harness_teardown (h);
-  return out;
+  return cvtest_harness_process (h, info, in);
 }
 
+/* the 3x3 L2 magnitude (the defaults) */
 static GstBuffer *
 run_one (const gchar * backend, const GstVideoInfo * info, GstBuffer * in,
     int brightness, int threshold)
 {
-  GstHarness *h = cvtest_harness_new ("cudasobel", backend);
-  GstCaps *caps = gst_video_info_to_caps (info);
-  GstBuffer *out;
-
-  g_object_set (h->element, "brightness", brightness, "threshold",
-      (guint) threshold, "pipeline-depth", 1, NULL);
-  gst_harness_set_src_caps (h, caps);
-  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
-      GST_FLOW_OK);
-  out = gst_harness_pull (h);
-  fail_unless (out != NULL);
-  gst_harness_teardown (h);
-  return out;
-}
-
-/* compare an output GRAY8 buffer with the reference; returns mismatches */
-static guint
-compare_gray (GstBuffer * out, const guint8 * ref, int w, int hgt,
-    const gchar * what)
-{
-  GstVideoInfo oi;
-  GstVideoFrame f;
-  guint bad = 0;
-  int x, y;
-
-  gst_video_info_set_format (&oi, GST_VIDEO_FORMAT_GRAY8, w, hgt);
-  fail_unless (gst_video_frame_map (&f, &oi, out, GST_MAP_READ));
-  for (y = 0; y < hgt; y++) {
-    const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
-        y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
-    for (x = 0; x < w; x++)
-      if (row[x] != ref[y * w + x]) {
-        if (bad < 5)
-          GST_ERROR ("%s: (%d,%d) got %u expected %u", what, x, y, row[x],
-              ref[y * w + x]);
-        bad++;
-      }
-  }
-  gst_video_frame_unmap (&f);
-  return bad;
+  return run_one_k (backend, info, in, brightness, threshold, 3, FALSE);
 }
 
 static void
@@ -207,7 +162,7 @@ check_against_reference (GstVideoFormat fmt, int w, int hgt, guint pad,
   out = run_one (NULL, &info, in, brightness, threshold);
   what = g_strdup_printf ("%s %dx%d pad %u b=%d t=%d",
       gst_video_format_to_string (fmt), w, hgt, pad, brightness, threshold);
-  bad = compare_gray (out, ref, w, hgt, what);
+  bad = cvtest_compare_gray (out, ref, w, hgt, what);
   fail_unless (bad == 0, "%s: %u pixels differ from the reference", what, bad);
   g_free (what);
   g_free (ref);
@@ -291,7 +246,7 @@ GST_START_TEST (test_reference_kernel_size_norm)
           what = g_strdup_printf ("%s %dx%d k=%d %s b=%d t=%d",
               gst_video_format_to_string (formats[f]), sizes[s][0],
               sizes[s][1], k, l1 ? "l1" : "l2", b, t);
-          fail_unless_equals_int (compare_gray (out, ref, sizes[s][0],
+          fail_unless_equals_int (cvtest_compare_gray (out, ref, sizes[s][0],
                   sizes[s][1], what), 0);
           g_free (what);
           g_free (ref);
@@ -547,8 +502,10 @@ GST_START_TEST (test_gpu_equals_cpu_kernel_size_norm)
           /* both against the reference where it is affordable */
           if (w * hgt <= 641 * 479) {
             ref = ref_sobel_k (in, &info, 9, (int) f * 9, k, l1);
-            fail_unless_equals_int (compare_gray (gpu, ref, w, hgt, "gpu"), 0);
-            fail_unless_equals_int (compare_gray (cpu, ref, w, hgt, "cpu"), 0);
+            fail_unless_equals_int (cvtest_compare_gray (gpu, ref, w, hgt,
+                    "gpu"), 0);
+            fail_unless_equals_int (cvtest_compare_gray (cpu, ref, w, hgt,
+                    "cpu"), 0);
             g_free (ref);
           } else {
             GstVideoInfo oi;
@@ -641,12 +598,12 @@ GST_START_TEST (test_real_images)
     found++;
     ref = ref_sobel (in, &info, 0, 20);
     out = run_one (NULL, &info, in, 0, 20);
-    fail_unless_equals_int (compare_gray (out, ref,
+    fail_unless_equals_int (cvtest_compare_gray (out, ref,
             GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info),
             names[i]), 0);
     if (cvtest_backend_is_cuda ()) {
       GstBuffer *cpu = run_one ("cpu", &info, in, 0, 20);
-      fail_unless_equals_int (compare_gray (cpu, ref,
+      fail_unless_equals_int (cvtest_compare_gray (cpu, ref,
               GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info),
               "cpu"), 0);
       gst_buffer_unref (cpu);
@@ -778,7 +735,8 @@ GST_START_TEST (test_real_video)
         fail_unless (GST_BUFFER_PTS (ob) > last);
       last = GST_BUFFER_PTS (ob);
       ref = ref_sobel (gst_sample_get_buffer (src_sample), &info, 0, 20);
-      fail_unless_equals_int (compare_gray (ob, ref, 768, 576, "vtest"), 0);
+      fail_unless_equals_int (cvtest_compare_gray (ob, ref, 768, 576, "vtest"),
+          0);
       g_free (ref);
       gst_sample_unref (sample);
       gst_sample_unref (src_sample);
