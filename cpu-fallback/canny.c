@@ -71,30 +71,22 @@ canny_gradients (CannyOp * o, const CvPlane * src, int k, int l2,
       status = CV_ERROR_NO_MEMORY;
     } else {
       int32_t *vd = vs + rw;
+      int16_t *rows[CV_SOBEL_MAX_KSIZE];
+      for (int j = 0; j < k; j++)
+        rows[j] = buf + j * rw;
 #pragma omp for schedule(static)
       for (int y = 0; y < h; y++) {
         if (cv_exec_cancelled (exec))
           continue;
         for (int j = 0; j < k; j++)
           canny_luma_row (src, o->info.layout, cv_border_replicate (y + j -
-                  r, h), r, buf + j * rw);
-        for (size_t x = 0; x < rw; x++) {
-          int s = 0, d = 0;
-          for (int j = 0; j < k; j++) {
-            s += cv_sobel_smooth_coeff (k, j) * buf[j * rw + x];
-            d += cv_sobel_deriv_coeff (k, j) * buf[j * rw + x];
-          }
-          vs[x] = s;
-          vd[x] = d;
-        }
+                  r, h), r, rows[j]);
+        cv_sobel_vertical_sums (rows, k, (int) rw, vs, vd);
         int16_t *dxr = o->dx + (size_t) y * w, *dyr = o->dy + (size_t) y *w;
         int32_t *mr = o->mag + (size_t) (y + 1) * mstride + 1;
         for (int x = 0; x < w; x++) {
-          int gx = 0, gy = 0;
-          for (int i = 0; i < k; i++) {
-            gx += cv_sobel_deriv_coeff (k, i) * vs[x + i];
-            gy += cv_sobel_smooth_coeff (k, i) * vd[x + i];
-          }
+          int gx, gy;
+          cv_sobel_gradient_at (vs, vd, k, x, &gx, &gy);
           gx = cv_canny_scale_deriv (gx, k);
           gy = cv_canny_scale_deriv (gy, k);
           dxr[x] = (int16_t) gx;

@@ -22,6 +22,7 @@
 #include "cvnlmeans.h"
 #include "cvtemplatematch.h"
 #include "cvmeanshift.h"
+#include "sobel_core.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -95,6 +96,39 @@ int cv_template_match_cpu_path (const void *workspace);
 int cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvMeanShiftParams * params, CvMeanShiftSegments * seg,
     const CvExec * exec);
+
+/* OpenCV's Sobel kernels of aperture k (sobel_core.h) as separable sums
+ * over k rows of luma, rows[j] holding n = w + 2 (k / 2) values (k / 2
+ * replicated on each side): the vertical smoothing (vs, for Gx) and
+ * derivative (vd, for Gy) sums of every one of the n columns ... */
+static inline void
+cv_sobel_vertical_sums (int16_t * const *rows, int k, int n,
+    int32_t * restrict vs, int32_t * restrict vd)
+{
+  for (int x = 0; x < n; x++) {
+    int s = 0, d = 0;
+    for (int j = 0; j < k; j++) {
+      s += cv_sobel_smooth_coeff (k, j) * rows[j][x];
+      d += cv_sobel_deriv_coeff (k, j) * rows[j][x];
+    }
+    vs[x] = s;
+    vd[x] = d;
+  }
+}
+
+/* ... and from them Gx and Gy of output pixel x (exact integers) */
+static inline void
+cv_sobel_gradient_at (const int32_t * vs, const int32_t * vd, int k, int x,
+    int *gx, int *gy)
+{
+  int sx = 0, sy = 0;
+  for (int i = 0; i < k; i++) {
+    sx += cv_sobel_deriv_coeff (k, i) * vs[x + i];
+    sy += cv_sobel_smooth_coeff (k, i) * vd[x + i];
+  }
+  *gx = sx;
+  *gy = sy;
+}
 
 /* Set the first width * bytes_per_pixel bytes of every row of plane to
  * value (row padding is left alone). CV_OK or CV_ERROR_INVALID_ARGUMENT. */

@@ -101,24 +101,10 @@ sobel_row_k (int16_t * const *rows, int k, int32_t * restrict vs,
     int32_t * restrict vd, uint8_t * restrict out, int w, int threshold,
     int norm)
 {
-  const int r = k / 2;
-
-  /* vertical passes: smoothing (for Gx) and derivative (for Gy) */
-  for (int x = 0; x < w + 2 * r; x++) {
-    int s = 0, d = 0;
-    for (int j = 0; j < k; j++) {
-      s += cv_sobel_smooth_coeff (k, j) * rows[j][x];
-      d += cv_sobel_deriv_coeff (k, j) * rows[j][x];
-    }
-    vs[x] = s;
-    vd[x] = d;
-  }
+  cv_sobel_vertical_sums (rows, k, w + 2 * (k / 2), vs, vd);
   for (int x = 0; x < w; x++) {
-    int gx = 0, gy = 0;
-    for (int i = 0; i < k; i++) {
-      gx += cv_sobel_deriv_coeff (k, i) * vs[x + i];
-      gy += cv_sobel_smooth_coeff (k, i) * vd[x + i];
-    }
+    int gx, gy;
+    cv_sobel_gradient_at (vs, vd, k, x, &gx, &gy);
     int m = cv_sobel_magnitude (gx, gy, norm);
     out[x] = (uint8_t) (m > threshold ? m : 0);
   }
