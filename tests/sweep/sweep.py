@@ -48,10 +48,7 @@ cases of the generated list; an ID names the same case for the same seed,
 mode, --quick/--full, media files and elements present), --keep (keep the files of failing cases in the
 work folder), --work DIR, --report FILE, --timeout SEC (per run, scaled by
 the case's cost), --list (print the cases and exit), --case-bin PATH
-(cv-sweep-case; default build/tests/cv-sweep-case), --query-bin PATH (the
-cv-sweep-case that answers the setup queries, formats and elements; default
---case-bin: given where --case-bin is a wrapper such as compute-sanitizer's
-that must run the cases only), --media DIR (default
+(cv-sweep-case; default build/tests/cv-sweep-case), --media DIR (default
 $CUDAVISION_MEDIA_DIR, else /usr/share/doc/opencv-doc/examples/data),
 --inject-shift (checks the checker: the reference's bytes are shifted by one,
 so every case that produces frames must be reported mismatched),
@@ -229,7 +226,6 @@ class Sweep:
         self.media = args.media
         self.work = args.work
         self.case_bin = args.case_bin
-        self.query_bin = args.query_bin or args.case_bin
         self.templates = {}
         self.skipped = []       # visible reasons
         self.env = dict(os.environ)
@@ -247,7 +243,7 @@ class Sweep:
 
     # ---- setup -------------------------------------------------------------
     def run_tool(self, *argv):
-        return subprocess.run([self.query_bin] + list(argv), env=self.env,
+        return subprocess.run([self.case_bin] + list(argv), env=self.env,
                               capture_output=True, text=True, timeout=120)
 
     def formats(self, element):
@@ -1061,7 +1057,6 @@ def main():
     ap.add_argument("--case-bin", default=os.environ.get(
         "CV_SWEEP_CASE", os.path.join(here, "..", "..", "build", "tests",
                                       "cv-sweep-case")))
-    ap.add_argument("--query-bin", default=None)
     ap.add_argument("--media", default=os.environ.get(
         "CUDAVISION_MEDIA_DIR") or DEFAULT_MEDIA)
     ap.add_argument("--inject-shift", action="store_true")
@@ -1075,8 +1070,6 @@ def main():
     if args.full is None:
         args.full = args.mode == "gpu"
     args.case_bin = os.path.abspath(args.case_bin)
-    if args.query_bin:
-        args.query_bin = os.path.abspath(args.query_bin)
     if not os.access(args.case_bin, os.X_OK):
         print("sweep: %s not found (build first, or --case-bin)" %
               args.case_bin)
