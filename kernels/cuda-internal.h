@@ -32,6 +32,19 @@ extern "C" {
 int cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvSobelParams * params, void *stream);
 
+/* cv_sobel_cuda with another kernel for aligned GRAY8/luma and 4-byte
+ * planes of aperture 3, for the benchmark's comparisons only (same
+ * results): 0 the shipped one (shuffle kernel, 4 rows a thread), 1 the
+ * kernel of before it (sobel_vec_kernel), 2 and 8 the shuffle kernel with
+ * 2 and 8 rows a thread. */
+int cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
+    CvPlane * dst, const CvSobelParams * params, void *stream, int variant);
+
+/* The fast L2 magnitude of the Sobel kernels against the exact floor
+ * (sqrt) for every s a 3x3 aperture can give, on the current device:
+ * the number of differences (0), or -1 when CUDA fails. */
+int cv_sobel_cuda_mag_check (void);
+
 /* The filter chain on one plane (bpp, channels as cv_convolve_cpu: (1, 1),
  * (2, 2), (3, 3) or (4, 3)). params is copied into the launch (it may
  * change as soon as the call returns). scratch points at an opaque pointer

@@ -4,6 +4,7 @@
  */
 #include "kbench.h"
 #include "cvsobel.h"
+#include "cuda-internal.h"
 #include "cvcanny.h"
 #include "cvtemplatematch.h"
 #include "cvconvolve.h"
@@ -174,6 +175,18 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     launch = [&](cudaStream_t st) {
       ex.stream = st;
       return ops->submit (op, &frame, &kp, &ex);
+    };
+  } else if (!strcmp (name, "sobel-old") || !strcmp (name, "sobel-r2")
+      || !strcmp (name, "sobel-r8")) {
+    /* the other aperture-3 kernels (cv_sobel_cuda_variant): the one of
+     * before the shuffle kernel, and the shuffle kernel with 2 and 8 rows
+     * a thread; the shipped one (4 rows) is "sobel" */
+    const int variant = !strcmp (name, "sobel-old") ? 1 : name[7] - '0';
+    CK (alloc_random (in, width, height, l.bpp));
+    CK (alloc_random (out, width, height, 1));
+    *bytes = (double) width * height * (l.bpp + 1);
+    launch = [&, variant](cudaStream_t st) {
+      return cv_sobel_cuda_variant (&in.p, l, &out.p, &sp, st, variant);
     };
   } else if (!strcmp (name, "sobel") || !strcmp (name, "sobel5")
       || !strcmp (name, "sobel7")) {
