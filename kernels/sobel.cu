@@ -237,12 +237,9 @@ sobel_vec_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro,
  *   the difference b - t, then Gx = S[i + 1] - S[i - 1] and Gy = D[i - 1]
  *   + 2 D[i] + D[i + 1] (the same integers as cv_sobel_gradient_at);
  * - brightness 0 skips the add and clamp (template parameter);
- * - L2: floor (sqrt (s)) as the approximate hardware square root plus
- *   1/1000, truncated, then min 255: the approximation's error (relative
- *   2^-22, under 1e-4 below 256) is far smaller than the distance from
- *   sqrt (s) to the next integer for a non-square s < 65536 (over 1/512),
- *   and the 1/1000 lifts exact squares, so the result is floor (sqrt (s))
- *   exactly; cv_sobel_cuda_mag_check () checks every s on the device.
+ * - L2: floor (sqrt (s)) from the approximate hardware square root, exact
+ *   (floor_sqrt_255; cv_sobel_cuda_mag_check () checks every s on the
+ *   device);
  * Pixels outside the frame replicate the edge, as everywhere. */
 __device__ __forceinline__ float
 sqrt_approx (float x)
@@ -252,14 +249,28 @@ sqrt_approx (float x)
   return r;
 }
 
+/* min (255, floor (sqrt (s))) for 0 <= s < 2^22, without the quarter-rate
+ * int <-> float conversions: s as a float by its bits (s | 2^23's
+ * exponent, minus 2^23), the square root less 0.499 rounded to the
+ * nearest integer by adding 1.5 * 2^23 (the integer lands in the low
+ * mantissa bits). With the approximation's error e (|e| < 1e-4 below 256):
+ * for k^2 <= s < (k + 1)^2, sqrt (s) + e - 0.499 lies in [k - 0.4992,
+ * k + 0.4992] (sqrt (s) <= k + 1 - 1/512), so the rounding gives k. */
+__device__ __forceinline__ int
+floor_sqrt_255 (int s)
+{
+  const float f = __int_as_float (s | 0x4b000000) - 8388608.0f;
+  const float y = fminf (sqrt_approx (f) - 0.499f, 255.0f);
+  return __float_as_int (y + 12582912.0f) - 0x4b400000;
+}
+
 template < int NORM >
 __device__ __forceinline__ int
 magnitude_fast (int gx, int gy)
 {
   if (NORM == CV_SOBEL_NORM_L1)
     return min (abs (gx) + abs (gy), 255);
-  const int s = gx * gx + gy * gy;
-  return min ((int) (sqrt_approx ((float) s) + 1e-3f), 255);
+  return floor_sqrt_255 (gx * gx + gy * gy);
 }
 
 /* luma of 4 pixels of one word (BPP 1: 4 bytes; BPP 4: a uint4) */
@@ -602,12 +613,22 @@ cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
         b1 ? launch_shfl < 1, 2 > (src, layout, dst, params, s) :
             launch_shfl < 4, 2 > (src, layout, dst, params, s);
         break;
+      case 4:
+        b1 ? launch_shfl < 1, 4 > (src, layout, dst, params, s) :
+            launch_shfl < 4, 4 > (src, layout, dst, params, s);
+        break;
+      case 16:
+        b1 ? launch_shfl < 1, 16 > (src, layout, dst, params, s) :
+            launch_shfl < 4, 16 > (src, layout, dst, params, s);
+        break;
       case 8:
         b1 ? launch_shfl < 1, 8 > (src, layout, dst, params, s) :
             launch_shfl < 4, 8 > (src, layout, dst, params, s);
         break;
       default:
-        b1 ? launch_shfl < 1, 4 > (src, layout, dst, params, s) :
+        /* the fastest on the H100 (docs/benchmarks.md): 8 rows a thread
+         * for 1-byte pixels, 4 for 4-byte ones */
+        b1 ? launch_shfl < 1, 8 > (src, layout, dst, params, s) :
             launch_shfl < 4, 4 > (src, layout, dst, params, s);
         break;
     }
@@ -705,8 +726,7 @@ mag_check_kernel (int n, unsigned int *bad)
       r--;
     while ((r + 1) * (r + 1) <= s)
       r++;
-    const int fast = min ((int) (sqrt_approx ((float) s) + 1e-3f), 255);
-    if (fast != min (r, 255))
+    if (floor_sqrt_255 (s) != min (r, 255))
       atomicAdd (bad, 1u);
   }
 }
