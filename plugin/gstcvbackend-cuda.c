@@ -232,6 +232,25 @@ slot_state (GstCudaVisionBase * self, GstCvSlot * s)
   return TRUE;
 }
 
+/* Device planes are tightly packed (pitch = the row's bytes) when rows
+ * are a multiple of 16 bytes (the kernels' vector loads stay aligned): a
+ * tightly packed host frame then moves in one contiguous DMA instead of
+ * one 2D copy with a row per descriptor, which narrow rows (1920 bytes for
+ * 1080p GRAY8) slow down. Other rows keep cudaMallocPitch's pitch.
+ * CUDAVISION_DEVICE_PITCH=pitched always pitches (to compare). */
+static gboolean
+tight_planes_allowed (void)
+{
+  static gsize once = 0;
+  static gboolean allowed;
+
+  if (g_once_init_enter (&once)) {
+    allowed = g_strcmp0 (g_getenv ("CUDAVISION_DEVICE_PITCH"), "pitched");
+    g_once_init_leave (&once, 1);
+  }
+  return allowed;
+}
+
 /* device planes of the slot for frames that are not in CUDA memory,
  * allocated at first use */
 static gboolean
@@ -241,14 +260,20 @@ alloc_planes (GstCudaVisionBase * self, const GstVideoInfo * info, guint mask,
   guint p;
 
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    gsize pitch = 0;
+    gsize row = gst_cuda_vision_plane_row_bytes (info, p);
+    guint rows = gst_cuda_vision_plane_rows (info, p);
+    gsize pitch = row;
 
     if (!(mask & (1u << p)) || planes[p].data)
       continue;
-    if (!CUDA_CHECK (self, cudaMallocPitch ((void **) &planes[p].data, &pitch,
-                gst_cuda_vision_plane_row_bytes (info, p),
-                gst_cuda_vision_plane_rows (info, p))))
+    if (row % 16 == 0 && tight_planes_allowed ()) {
+      if (!CUDA_CHECK (self, cudaMalloc ((void **) &planes[p].data,
+                  row * rows)))
+        return FALSE;
+    } else if (!CUDA_CHECK (self, cudaMallocPitch ((void **) &planes[p].data,
+                &pitch, row, rows))) {
       return FALSE;
+    }
     planes[p].stride = pitch;
   }
   /* the sizes: those of the negotiated info (the frame matches it) */

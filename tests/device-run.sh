@@ -172,6 +172,12 @@ run_matrix() {
 }
 if [ "$what" = hostpath ]; then
   run_matrix hostpath tests/bench/matrix-hostpath.txt
+  # the PCIe cases again with the device planes pitched as before (2D
+  # copies of one row per descriptor): the difference is the tight planes'
+  # (3 runs each, to stay within about 4 minutes)
+  ( export CUDAVISION_DEVICE_PITCH=pitched REPEAT=3
+    run_matrix hostpath-pitched <(grep -E -- '--label pcie-' tests/bench/matrix-hostpath.txt |
+      sed 's/--label pcie-/--label pitched-pcie-/') )
   # the host path under Nsight Systems: NVTX ranges of the scheduler and
   # the CUDA backend (plugin/gstcvtrace.h) beside the CUDA API calls
   nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
