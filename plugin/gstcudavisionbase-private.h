@@ -28,7 +28,8 @@ typedef struct
   void *op;                     /* the slot's operator (priv->ops) */
   gpointer backend_state;       /* the backend's (CUDA: stream, planes) */
   gint64 submit_time;           /* monotonic, us */
-  gint64 submit_us;             /* host time in gst_cv_scheduler_submit () */
+  gint64 submit_us;             /* host time in gst_cv_scheduler_submit (),
+                                 * output buffer included */
   gboolean stats;               /* post-stats, latched at submit */
   gboolean timed;               /* stage timings wanted (post-stats, debug) */
   GstCudaVisionWaitMode wait_mode;      /* latched at submit */

@@ -230,6 +230,7 @@ gst_cv_scheduler_submit (GstCudaVisionBase * self, GstBuffer * inbuf)
   GstCvSlot *s = NULL;
   guint i;
   int status;
+  gint64 t_start = g_get_monotonic_time ();
 
   if (priv->output_is_input)
     outbuf = gst_buffer_ref (inbuf);
@@ -297,7 +298,7 @@ gst_cv_scheduler_submit (GstCudaVisionBase * self, GstBuffer * inbuf)
     return ret;
   }
   g_queue_push_tail (&priv->pending, s);
-  s->submit_us = g_get_monotonic_time () - s->submit_time;
+  s->submit_us = g_get_monotonic_time () - t_start;
   CV_TRACE_POP ();
   return GST_FLOW_OK;
 }

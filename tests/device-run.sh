@@ -195,6 +195,15 @@ if [ "$what" = hostpath ]; then
   fi
 fi
 if [ "$what" = streams ]; then
+  # first the check: 4 streams must each give what one stream gives
+  for input in cuda pinned pageable; do
+    timeout 120 "$b/tests/cudavision-bench" --backend cuda --streams 4 \
+      -f NV12 -w 1920 -h 1080 -n 40 --no-floor --check -i $input \
+      > "$out/streams-check-$input.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || status=1
+    echo "bench --check --streams 4 -i $input: rc=$rc $(grep -E '^(check|SKIP)' "$out/streams-check-$input.log" | tail -1)"
+  done
   run_matrix streams tests/bench/matrix-streams.txt
 fi
 if [ "$what" = multigpu ]; then
