@@ -991,6 +991,20 @@ kernel_only (const Opts * o, const gchar * kernel)
 #endif
 }
 
+static void
+opts_clear (Opts * o)
+{
+  g_free (o->element);
+  g_free (o->props);
+  g_free (o->format);
+  g_free (o->backend);
+  g_free (o->input);
+  g_free (o->devices_arg);
+  g_free (o->wait_mode);
+  g_free (o->json);
+  g_free (o->label);
+}
+
 static gboolean
 parse_devices (Opts * o)
 {
@@ -1104,10 +1118,6 @@ main (int argc, char **argv)
   guint i, d;
   guint64 ref = 0;
 
-  o.element = g_strdup ("cudasobel");
-  o.format = g_strdup ("GRAY8");
-  o.backend = g_strdup ("auto");
-  o.input = g_strdup ("pinned");
   o.width = 1920;
   o.height = 1080;
   o.depth = 2;
@@ -1123,6 +1133,16 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
   gst_init (&argc, &argv);
+  /* the defaults of the strings (set here: GOption does not free a
+   * default it replaces) */
+  if (!o.element)
+    o.element = g_strdup ("cudasobel");
+  if (!o.format)
+    o.format = g_strdup ("GRAY8");
+  if (!o.backend)
+    o.backend = g_strdup ("auto");
+  if (!o.input)
+    o.input = g_strdup ("pinned");
   if (!parse_devices (&o)) {
     g_printerr ("--devices: a comma-separated list of distinct device "
         "ordinals, e.g. 0,1\n");
@@ -1137,8 +1157,12 @@ main (int argc, char **argv)
     return 2;
   }
 
-  if (kernel)
-    return kernel_only (&o, kernel);
+  if (kernel) {
+    int rc = kernel_only (&o, kernel);
+    g_free (kernel);
+    opts_clear (&o);
+    return rc;
+  }
 
   if (!gst_video_info_set_format (&info,
           gst_video_format_from_string (o.format), o.width, o.height)
@@ -1306,6 +1330,8 @@ main (int argc, char **argv)
     for (i = 0; i < 4; i++)
       gst_buffer_unref (made_all[d][i]);
   gst_caps_unref (caps);
+  gst_clear_object (&pinned);
   g_free (runs);
+  opts_clear (&o);
   return ok ? 0 : 1;
 }
