@@ -1,7 +1,9 @@
 /* gst-cuda-vision: the CUDA backend (built with CUDA only). Every slot has
- * its own non-blocking stream, 4 events (before upload, after upload,
- * after the operator, done), pitched device planes and lazily allocated
- * pinned staging. A frame's upload, operator and download are queued on
+ * its own non-blocking stream, 4 timing events (before upload, after
+ * upload, after the operator, done: recorded when the stage timings are
+ * wanted) and an untimed one (done, otherwise), device planes (tightly
+ * packed where rows allow, else pitched) and lazily allocated pinned
+ * staging. A frame's upload, operator and download are queued on
  * the slot's stream; planes in GstCudaMemory of the element's context are
  * used in place, planes in pinned memory (checked with
  * cudaPointerGetAttributes) are copied by DMA straight from/to the buffer,
@@ -29,7 +31,10 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vision_base_debug);
 typedef struct
 {
   cudaStream_t stream;
-  cudaEvent_t ev[4];
+  cudaEvent_t ev[4];            /* timed: before upload, after upload,
+                                 * after the operator, done */
+  cudaEvent_t done;             /* done, untimed (no stage timings) */
+  cudaEvent_t last;             /* the one recorded last: ev[3] or done */
   CvPlane d_in[GST_VIDEO_MAX_PLANES];
   CvPlane d_out[GST_VIDEO_MAX_PLANES];
   guint8 *h_in[GST_VIDEO_MAX_PLANES];   /* pinned staging, lazily */
@@ -192,6 +197,8 @@ slot_free_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
   for (i = 0; i < 4; i++)
     if (c->ev[i])
       cudaEventDestroy (c->ev[i]);
+  if (c->done)
+    cudaEventDestroy (c->done);
   if (c->stream)
     cudaStreamDestroy (c->stream);
   (void) cudaGetLastError ();
@@ -224,6 +231,10 @@ slot_state (GstCudaVisionBase * self, GstCvSlot * s)
   c = s->backend_state = g_new0 (CudaSlot, 1);
   if (!CUDA_CHECK (self, cudaStreamCreateWithFlags (&c->stream,
               cudaStreamNonBlocking)))
+    return FALSE;
+  /* an event without timing is the cheaper one to record and wait for */
+  if (!CUDA_CHECK (self, cudaEventCreateWithFlags (&c->done,
+              cudaEventBlockingSync | cudaEventDisableTiming)))
     return FALSE;
   for (i = 0; i < 4; i++)
     if (!CUDA_CHECK (self, cudaEventCreateWithFlags (&c->ev[i],
@@ -465,7 +476,8 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
   count_transfers (self, copies);
   if (status != CV_OK)
     return status;
-  return CUDA_CHECK (self, cudaEventRecord (c->ev[3], c->stream)) ? CV_OK :
+  c->last = s->timed ? c->ev[3] : c->done;
+  return CUDA_CHECK (self, cudaEventRecord (c->last, c->stream)) ? CV_OK :
       GST_CUDA_VISION_ERROR_POSTED;
 }
 
@@ -519,7 +531,7 @@ cuda_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
 
   if (!cuda_enter (self, TRUE))
     return FALSE;
-  if (!CUDA_CHECK (self, wait_event (c->ev[3], s->wait_mode)))
+  if (!CUDA_CHECK (self, wait_event (c->last, s->wait_mode)))
     ok = FALSE;
   for (i = 0; ok && s->timed && i < 3; i++) {
     if (!CUDA_CHECK (self, cudaEventElapsedTime (&t, c->ev[i], c->ev[i + 1])))
