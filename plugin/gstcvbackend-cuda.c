@@ -5,8 +5,9 @@
  * packed where rows allow, else pitched) and lazily allocated pinned
  * staging. A frame's upload, operator and download are queued on
  * the slot's stream; planes in GstCudaMemory of the element's context are
- * used in place, planes in pinned memory (checked with
- * cudaPointerGetAttributes) are copied by DMA straight from/to the buffer,
+ * used in place, planes in pinned memory (the plugin's by their memory
+ * type, others checked with cudaPointerGetAttributes) are copied by DMA
+ * straight from/to the buffer,
  * pageable ones go through the staging (one CPU copy). All CUDA work runs
  * in the shared CUDA context (gstcvcudacontext.c), or the device's primary
  * context in a build without gstreamer-cuda.
