@@ -13,7 +13,8 @@ Figures (SVG and PNG, matplotlib):
   streams-scaling.svg   aggregate fps against the number of streams, one line
                         per element / format / input / devices; for frames in
                         CUDA memory a dashed line at 1 / kernel time (the
-                        rate of back-to-back kernels: the GPU's share); bars
+                        rate of back-to-back kernels) and a dotted one at
+                        half of it (the issue's target for 32 streams); bars
                         min-max of the runs
 
 The table (stdout) lists every case: label, element, format, size, input,
@@ -161,6 +162,9 @@ def plot_streams(cases, outdir, plt):
             ax.axhline(ndev * 1e3 / k, ls="--", lw=0.8,
                        color=line[0].get_color(),
                        label="%d / kernel time (%.1f us)" % (ndev, k * 1e3))
+            ax.axhline(ndev * 0.5e3 / k, ls=":", lw=0.8,
+                       color=line[0].get_color(),
+                       label="50 %% of it (the 32-stream target)")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("streams (pipelines in one process)")
