@@ -465,6 +465,11 @@ GST_START_TEST (test_two_gpus_shared_contexts)
   assert_same_samples (gpu.samples1, cpu.samples);
   fail_unless_equals_uint64 (gpu.transfers[0], 0);
   fail_unless_equals_uint64 (gpu.transfers[1], 0);
+  /* each element's context is of its device */
+  fail_unless_equals_int (gpu.ctx_device[0], d0);
+  fail_unless_equals_int (gpu.ctx_device[1], d1);
+  if (d0 != d1)
+    fail_unless (gpu.ctx[0] != gpu.ctx[1]);
   run_clear (&gpu);
   run_clear (&cpu);
   g_free (desc);
