@@ -26,7 +26,7 @@ gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-x
 python3 python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
 python3-gst-1.0
-python3-numpy python3-opencv opencv-doc"
+python3-numpy python3-opencv opencv-doc python3-matplotlib"
 
 # element  package: every element a script in pipelines/ or tests/, a test
 # or an example command of the docs uses

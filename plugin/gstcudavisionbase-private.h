@@ -28,6 +28,11 @@ typedef struct
   void *op;                     /* the slot's operator (priv->ops) */
   gpointer backend_state;       /* the backend's (CUDA: stream, planes) */
   gint64 submit_time;           /* monotonic, us */
+  gint64 submit_us;             /* host time in gst_cv_scheduler_submit (),
+                                 * output buffer included */
+  gboolean stats;               /* post-stats, latched at submit */
+  gboolean timed;               /* stage timings wanted (post-stats, debug) */
+  GstCudaVisionWaitMode wait_mode;      /* latched at submit */
   gdouble cpu_ms;               /* the CPU backend's processing time */
 } GstCvSlot;
 
@@ -39,6 +44,7 @@ typedef struct
   guint pipeline_depth;
   gboolean post_stats;
   guint n_threads;
+  GstCudaVisionWaitMode wait_mode;
 
   /* chosen at start */
   GstCudaVisionBackend active_backend;  /* OBJECT_LOCK for readers */
@@ -69,6 +75,9 @@ typedef struct
   GstClockTime stats_pts, stats_duration;
   guint stats_frames;
   gdouble stats_upload, stats_kernel, stats_download, stats_latency;
+  gdouble stats_submit, stats_wait, stats_finish;       /* host, us */
+  gdouble last_finish_us;       /* the previous frame's completion after
+                                 * its wait (counted with the next one) */
   gchar *cost_warned;           /* setting of the last cost warning */
 } GstCudaVisionBasePrivate;
 
@@ -97,8 +106,9 @@ struct _GstCvBackend
   /* Queue (CUDA) or compute (CPU) slot s's frame: uploads, the operator,
    * downloads. Returns CV_OK or the status to report. */
   int (*submit) (GstCudaVisionBase * self, GstCvSlot * s);
-  /* Wait for slot s's frame to be complete; ms: upload, kernel, download
-   * times. FALSE after an error (posted). */
+  /* Wait for slot s's frame to be complete (as s->wait_mode says); ms:
+   * upload, kernel, download times when s->timed. FALSE after an error
+   * (posted). */
     gboolean (*wait) (GstCudaVisionBase * self, GstCvSlot * s,
       gdouble ms[3]);
   /* Wait without reporting (frames dropped on flush). */

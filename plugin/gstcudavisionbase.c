@@ -32,6 +32,7 @@ GST_DEBUG_CATEGORY (gst_cuda_vision_base_debug);
 #define DEFAULT_PIPELINE_DEPTH 2
 #define DEFAULT_POST_STATS FALSE
 #define DEFAULT_N_THREADS 0
+#define DEFAULT_WAIT_MODE GST_CUDA_VISION_WAIT_BLOCK
 
 enum
 {
@@ -43,6 +44,7 @@ enum
   PROP_POST_STATS,
   PROP_HOST_TRANSFERS,
   PROP_N_THREADS,
+  PROP_WAIT_MODE,
 };
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaVisionBase, gst_cuda_vision_base,
@@ -52,25 +54,6 @@ GstCudaVisionBasePrivate *
 gst_cuda_vision_base_get_priv (GstCudaVisionBase * self)
 {
   return gst_cuda_vision_base_get_instance_private (self);
-}
-
-GType
-gst_cuda_vision_backend_get_type (void)
-{
-  static gsize id = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_VISION_BACKEND_AUTO,
-        "GPU when usable, else CPU (as active-backend: not started)", "auto"},
-    {GST_CUDA_VISION_BACKEND_CUDA, "CUDA GPU", "cuda"},
-    {GST_CUDA_VISION_BACKEND_CPU, "CPU fallback", "cpu"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&id)) {
-    GType t = g_enum_register_static ("GstCudaVisionBackend", values);
-    g_once_init_leave (&id, t);
-  }
-  return (GType) id;
 }
 
 void
@@ -257,18 +240,6 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 }
 
 static gboolean
-gst_cuda_vision_base_get_unit_size (GstBaseTransform * trans, GstCaps * caps,
-    gsize * size)
-{
-  GstVideoInfo info;
-
-  if (!gst_video_info_from_caps (&info, caps))
-    return FALSE;
-  *size = GST_VIDEO_INFO_SIZE (&info);
-  return TRUE;
-}
-
-static gboolean
 gst_cuda_vision_base_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
@@ -440,6 +411,9 @@ gst_cuda_vision_base_set_property (GObject * object, guint prop_id,
     case PROP_N_THREADS:
       priv->n_threads = g_value_get_uint (value);
       break;
+    case PROP_WAIT_MODE:
+      priv->wait_mode = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -475,6 +449,9 @@ gst_cuda_vision_base_get_property (GObject * object, guint prop_id,
       break;
     case PROP_N_THREADS:
       g_value_set_uint (value, priv->n_threads);
+      break;
+    case PROP_WAIT_MODE:
+      g_value_set_enum (value, priv->wait_mode);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -610,8 +587,11 @@ gst_cuda_vision_base_class_init (GstCudaVisionBaseClass * klass)
    * Post an element message "cudavision-stats" once a second with the mean
    * upload-ms, kernel-ms, download-ms (GPU timings; on the CPU kernel-ms is
    * the processing time), latency-ms (submit to finish, wall clock), frames,
-   * fps, backend and host-transfers (see that property); the rest is posted
-   * at the end of the stream.
+   * fps, backend and host-transfers (see that property), and the host side
+   * of a frame in the streaming thread, wall clock: host-submit-us (map,
+   * check, snapshot, queueing the GPU work), host-wait-us (waiting for the
+   * GPU, see wait-mode) and host-finish-us (the rest of its completion);
+   * the rest is posted at the end of the stream.
    */
   g_object_class_install_property (gobject_class, PROP_POST_STATS,
       g_param_spec_boolean ("post-stats", "Post statistics",
@@ -645,6 +625,20 @@ gst_cuda_vision_base_class_init (GstCudaVisionBaseClass * klass)
           DEFAULT_N_THREADS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 
+  /**
+   * GstCudaVisionBase:wait-mode:
+   * How the streaming thread waits for a frame on the GPU: block (sleep on
+   * a blocking-sync event, default), spin (poll it: lowest latency, one
+   * core busy) or spin-then-block (poll up to 100 us, then sleep). No effect
+   * on the CPU backend. Takes effect at the next frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_WAIT_MODE,
+      g_param_spec_enum ("wait-mode", "Wait mode",
+          "How to wait for the GPU: block (no CPU), spin (lowest latency) or "
+          "spin-then-block", GST_TYPE_CUDA_VISION_WAIT_MODE,
+          DEFAULT_WAIT_MODE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
   GST_ELEMENT_CLASS (klass)->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_vision_base_set_context);
   GST_ELEMENT_CLASS (klass)->change_state =
@@ -655,8 +649,7 @@ gst_cuda_vision_base_class_init (GstCudaVisionBaseClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_base_set_caps);
-  trans_class->get_unit_size =
-      GST_DEBUG_FUNCPTR (gst_cuda_vision_base_get_unit_size);
+  trans_class->get_unit_size = GST_DEBUG_FUNCPTR (gst_cv_caps_unit_size);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_vision_base_propose_allocation);
   trans_class->decide_allocation =
@@ -672,6 +665,7 @@ gst_cuda_vision_base_class_init (GstCudaVisionBaseClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_BASE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_WAIT_MODE, 0);
 }
 
 static void
@@ -688,6 +682,7 @@ gst_cuda_vision_base_init (GstCudaVisionBase * self)
   priv->pipeline_depth = DEFAULT_PIPELINE_DEPTH;
   priv->post_stats = DEFAULT_POST_STATS;
   priv->n_threads = DEFAULT_N_THREADS;
+  priv->wait_mode = DEFAULT_WAIT_MODE;
   priv->active_backend = GST_CUDA_VISION_BACKEND_AUTO;
   priv->depth = DEFAULT_PIPELINE_DEPTH;
   g_queue_init (&priv->pending);

@@ -38,6 +38,28 @@ typedef enum
   GST_CUDA_VISION_BACKEND_CPU,
 } GstCudaVisionBackend;
 
+#define GST_TYPE_CUDA_VISION_WAIT_MODE (gst_cuda_vision_wait_mode_get_type ())
+GType gst_cuda_vision_wait_mode_get_type (void);
+
+/**
+ * GstCudaVisionWaitMode:
+ * @GST_CUDA_VISION_WAIT_BLOCK: the streaming thread sleeps until the GPU
+ *   is done with the frame (a blocking-sync CUDA event): no CPU spent, a
+ *   wake-up of some microseconds.
+ * @GST_CUDA_VISION_WAIT_SPIN: it polls the event (cudaEventQuery) until
+ *   the frame is done: the lowest latency, one CPU core busy meanwhile.
+ * @GST_CUDA_VISION_WAIT_SPIN_THEN_BLOCK: it polls for up to 100 us, then
+ *   sleeps as block does.
+ *
+ * How the element waits for a frame on the GPU (CUDA backend only).
+ */
+typedef enum
+{
+  GST_CUDA_VISION_WAIT_BLOCK,
+  GST_CUDA_VISION_WAIT_SPIN,
+  GST_CUDA_VISION_WAIT_SPIN_THEN_BLOCK,
+} GstCudaVisionWaitMode;
+
 #define GST_CUDA_VISION_MAX_DEPTH 4
 
 /* The elements' author metadata. */

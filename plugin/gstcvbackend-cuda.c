@@ -1,10 +1,13 @@
 /* gst-cuda-vision: the CUDA backend (built with CUDA only). Every slot has
- * its own non-blocking stream, 4 events (before upload, after upload,
- * after the operator, done), pitched device planes and lazily allocated
- * pinned staging. A frame's upload, operator and download are queued on
+ * its own non-blocking stream, 4 timing events (before upload, after
+ * upload, after the operator, done: recorded when the stage timings are
+ * wanted) and an untimed one (done, otherwise), device planes (tightly
+ * packed where rows allow, else pitched) and lazily allocated pinned
+ * staging. A frame's upload, operator and download are queued on
  * the slot's stream; planes in GstCudaMemory of the element's context are
- * used in place, planes in pinned memory (checked with
- * cudaPointerGetAttributes) are copied by DMA straight from/to the buffer,
+ * used in place, planes in pinned memory (the plugin's by their memory
+ * type, others checked with cudaPointerGetAttributes) are copied by DMA
+ * straight from/to the buffer,
  * pageable ones go through the staging (one CPU copy). All CUDA work runs
  * in the shared CUDA context (gstcvcudacontext.c), or the device's primary
  * context in a build without gstreamer-cuda.
@@ -20,6 +23,8 @@
 
 #include "gstcudavisionbase-private.h"
 #include "gstcvcudacontext.h"
+#include "gstcvpinned.h"
+#include "gstcvtrace.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vision_base_debug);
 #define GST_CAT_DEFAULT gst_cuda_vision_base_debug
@@ -27,7 +32,10 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vision_base_debug);
 typedef struct
 {
   cudaStream_t stream;
-  cudaEvent_t ev[4];
+  cudaEvent_t ev[4];            /* timed: before upload, after upload,
+                                 * after the operator, done */
+  cudaEvent_t done;             /* done, untimed (no stage timings) */
+  cudaEvent_t last;             /* the one recorded last: ev[3] or done */
   CvPlane d_in[GST_VIDEO_MAX_PLANES];
   CvPlane d_out[GST_VIDEO_MAX_PLANES];
   guint8 *h_in[GST_VIDEO_MAX_PLANES];   /* pinned staging, lazily */
@@ -152,11 +160,14 @@ cuda_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
   return TRUE;
 }
 
+/* planes copied for one frame: one lock per frame */
 static void
-count_transfer (GstCudaVisionBase * self)
+count_transfers (GstCudaVisionBase * self, guint n)
 {
+  if (!n)
+    return;
   GST_OBJECT_LOCK (self);
-  GST_CV_PRIV (self)->host_transfers++;
+  GST_CV_PRIV (self)->host_transfers += n;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -187,6 +198,8 @@ slot_free_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
   for (i = 0; i < 4; i++)
     if (c->ev[i])
       cudaEventDestroy (c->ev[i]);
+  if (c->done)
+    cudaEventDestroy (c->done);
   if (c->stream)
     cudaStreamDestroy (c->stream);
   (void) cudaGetLastError ();
@@ -220,11 +233,34 @@ slot_state (GstCudaVisionBase * self, GstCvSlot * s)
   if (!CUDA_CHECK (self, cudaStreamCreateWithFlags (&c->stream,
               cudaStreamNonBlocking)))
     return FALSE;
+  /* an event without timing is the cheaper one to record and wait for */
+  if (!CUDA_CHECK (self, cudaEventCreateWithFlags (&c->done,
+              cudaEventBlockingSync | cudaEventDisableTiming)))
+    return FALSE;
   for (i = 0; i < 4; i++)
     if (!CUDA_CHECK (self, cudaEventCreateWithFlags (&c->ev[i],
                 i == 3 ? cudaEventBlockingSync : cudaEventDefault)))
       return FALSE;
   return TRUE;
+}
+
+/* Device planes are tightly packed (pitch = the row's bytes) when rows
+ * are a multiple of 16 bytes (the kernels' vector loads stay aligned): a
+ * tightly packed host frame then moves in one contiguous DMA instead of
+ * one 2D copy with a row per descriptor, which narrow rows (1920 bytes for
+ * 1080p GRAY8) slow down. Other rows keep cudaMallocPitch's pitch.
+ * CUDAVISION_DEVICE_PITCH=pitched always pitches (to compare). */
+static gboolean
+tight_planes_allowed (void)
+{
+  static gsize once = 0;
+  static gboolean allowed;
+
+  if (g_once_init_enter (&once)) {
+    allowed = g_strcmp0 (g_getenv ("CUDAVISION_DEVICE_PITCH"), "pitched");
+    g_once_init_leave (&once, 1);
+  }
+  return allowed;
 }
 
 /* device planes of the slot for frames that are not in CUDA memory,
@@ -236,14 +272,20 @@ alloc_planes (GstCudaVisionBase * self, const GstVideoInfo * info, guint mask,
   guint p;
 
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    gsize pitch = 0;
+    gsize row = gst_cuda_vision_plane_row_bytes (info, p);
+    guint rows = gst_cuda_vision_plane_rows (info, p);
+    gsize pitch = row;
 
     if (!(mask & (1u << p)) || planes[p].data)
       continue;
-    if (!CUDA_CHECK (self, cudaMallocPitch ((void **) &planes[p].data, &pitch,
-                gst_cuda_vision_plane_row_bytes (info, p),
-                gst_cuda_vision_plane_rows (info, p))))
+    if (row % 16 == 0 && tight_planes_allowed ()) {
+      if (!CUDA_CHECK (self, cudaMalloc ((void **) &planes[p].data,
+                  row * rows)))
+        return FALSE;
+    } else if (!CUDA_CHECK (self, cudaMallocPitch ((void **) &planes[p].data,
+                &pitch, row, rows))) {
       return FALSE;
+    }
     planes[p].stride = pitch;
   }
   /* the sizes: those of the negotiated info (the frame matches it) */
@@ -269,11 +311,20 @@ ptr_is_pinned (const void *ptr)
   return attr.type == cudaMemoryTypeHost;
 }
 
+/* memory of our pinned allocator (portable: pinned for every device) is
+ * known without asking the driver (cudaPointerGetAttributes per plane per
+ * frame) */
 static gboolean
 frame_is_pinned (GstVideoFrame * frame)
 {
-  guint p;
+  guint p, i, n = gst_buffer_n_memory (frame->buffer);
 
+  for (i = 0; i < n; i++)
+    if (!gst_memory_is_type (gst_buffer_peek_memory (frame->buffer, i),
+            GST_CV_PINNED_MEMORY_TYPE))
+      break;
+  if (n > 0 && i == n)
+    return TRUE;
   for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++)
     if (!ptr_is_pinned (GST_VIDEO_FRAME_PLANE_DATA (frame, p)))
       return FALSE;
@@ -342,7 +393,6 @@ copy_plane (GstCudaVisionBase * self, CudaSlot * c, GstVideoFrame * f,
               c->d_out[p].stride, row, rows, cudaMemcpyDeviceToHost,
               c->stream)))
     return FALSE;
-  count_transfer (self);
   return TRUE;
 }
 
@@ -355,7 +405,7 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
   CvFrame frame;
   CvExec exec = { NULL, 0, NULL };
   CudaSlot *c;
-  guint p;
+  guint p, copies = 0;
   int status;
 
   if (!slot_state (self, s))
@@ -387,29 +437,48 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
   }
   c->out_staged = s->out_mapped && !s->out_device && !out_pinned;
 
-  if (!CUDA_CHECK (self, cudaEventRecord (c->ev[0], c->stream)))
+  /* the stage events only when the timings are wanted (s->timed); the
+   * last one always: the frame is done when it is */
+  if (s->timed && !CUDA_CHECK (self, cudaEventRecord (c->ev[0], c->stream)))
     return GST_CUDA_VISION_ERROR_POSTED;
+  CV_TRACE_PUSH ("cv:upload");
   for (p = 0; !s->in_device && p < GST_VIDEO_FRAME_N_PLANES (&s->in_frame); p++)
-    if ((priv->upload_planes & (1u << p))
-        && !copy_plane (self, c, &s->in_frame, p, in_pinned, TRUE))
-      return GST_CUDA_VISION_ERROR_POSTED;
-  if (!CUDA_CHECK (self, cudaEventRecord (c->ev[1], c->stream)))
-    return GST_CUDA_VISION_ERROR_POSTED;
-
-  exec.stream = c->stream;
-  status = priv->ops->submit (s->op, &frame, s->params, &exec);
-  if (status != CV_OK) {
+    if ((priv->upload_planes & (1u << p))) {
+      if (!copy_plane (self, c, &s->in_frame, p, in_pinned, TRUE)) {
+        CV_TRACE_POP ();
+        count_transfers (self, copies);
+        return GST_CUDA_VISION_ERROR_POSTED;
+      }
+      copies++;
+    }
+  CV_TRACE_POP ();
+  if (s->timed && !CUDA_CHECK (self, cudaEventRecord (c->ev[1], c->stream)))
+    status = GST_CUDA_VISION_ERROR_POSTED;
+  else {
+    exec.stream = c->stream;
+    CV_TRACE_PUSH ("cv:operator");
+    status = priv->ops->submit (s->op, &frame, s->params, &exec);
+    CV_TRACE_POP ();
     if (status > 0)
       (void) cudaGetLastError ();
-    return status;
   }
-  if (!CUDA_CHECK (self, cudaEventRecord (c->ev[2], c->stream)))
-    return GST_CUDA_VISION_ERROR_POSTED;
-  for (p = 0; s->out_mapped && !s->out_device
-      && p < GST_VIDEO_FRAME_N_PLANES (&s->out_frame); p++)
+  if (status == CV_OK && s->timed
+      && !CUDA_CHECK (self, cudaEventRecord (c->ev[2], c->stream)))
+    status = GST_CUDA_VISION_ERROR_POSTED;
+  CV_TRACE_PUSH ("cv:download");
+  for (p = 0; status == CV_OK && s->out_mapped && !s->out_device
+      && p < GST_VIDEO_FRAME_N_PLANES (&s->out_frame); p++) {
     if (!copy_plane (self, c, &s->out_frame, p, out_pinned, FALSE))
-      return GST_CUDA_VISION_ERROR_POSTED;
-  return CUDA_CHECK (self, cudaEventRecord (c->ev[3], c->stream)) ? CV_OK :
+      status = GST_CUDA_VISION_ERROR_POSTED;
+    else
+      copies++;
+  }
+  CV_TRACE_POP ();
+  count_transfers (self, copies);
+  if (status != CV_OK)
+    return status;
+  c->last = s->timed ? c->ev[3] : c->done;
+  return CUDA_CHECK (self, cudaEventRecord (c->last, c->stream)) ? CV_OK :
       GST_CUDA_VISION_ERROR_POSTED;
 }
 
@@ -430,6 +499,29 @@ cuda_submit (GstCudaVisionBase * self, GstCvSlot * s)
   return status;
 }
 
+/* Wait for the frame's last event as wait-mode says: sleep in
+ * cudaEventSynchronize (a blocking-sync event), or poll cudaEventQuery
+ * (for ever, or for SPIN_US and then sleep). */
+#define SPIN_US 100
+
+static cudaError_t
+wait_event (cudaEvent_t ev, GstCudaVisionWaitMode mode)
+{
+  if (mode != GST_CUDA_VISION_WAIT_BLOCK) {
+    gint64 until = mode == GST_CUDA_VISION_WAIT_SPIN ? G_MAXINT64 :
+        g_get_monotonic_time () + SPIN_US;
+    cudaError_t err;
+
+    while ((err = cudaEventQuery (ev)) == cudaErrorNotReady) {
+      if (g_get_monotonic_time () >= until)
+        break;
+    }
+    if (err != cudaErrorNotReady)
+      return err;
+  }
+  return cudaEventSynchronize (ev);
+}
+
 static gboolean
 cuda_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
 {
@@ -440,9 +532,9 @@ cuda_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
 
   if (!cuda_enter (self, TRUE))
     return FALSE;
-  if (!CUDA_CHECK (self, cudaEventSynchronize (c->ev[3])))
+  if (!CUDA_CHECK (self, wait_event (c->last, s->wait_mode)))
     ok = FALSE;
-  for (i = 0; ok && i < 3; i++) {
+  for (i = 0; ok && s->timed && i < 3; i++) {
     if (!CUDA_CHECK (self, cudaEventElapsedTime (&t, c->ev[i], c->ev[i + 1])))
       ok = FALSE;
     ms[i] = t;

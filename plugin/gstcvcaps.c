@@ -197,3 +197,14 @@ gst_cv_caps_same_memory (GstCaps * caps, GstCaps * othercaps)
   gst_caps_unref (othercaps);
   return same;
 }
+
+gboolean
+gst_cv_caps_unit_size (GstBaseTransform * trans, GstCaps * caps, gsize * size)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  *size = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}

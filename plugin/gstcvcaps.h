@@ -28,5 +28,9 @@ GstCaps *gst_cv_caps_transform (GstBaseTransform * trans,
  * otherwise take CUDA frames off the GPU. */
 GstCaps *gst_cv_caps_same_memory (GstCaps * caps, GstCaps * othercaps);
 
+/* GstBaseTransform::get_unit_size of the base: a video frame of the caps. */
+gboolean gst_cv_caps_unit_size (GstBaseTransform * trans, GstCaps * caps,
+    gsize * size);
+
 G_END_DECLS
 #endif

@@ -19,6 +19,7 @@
 
 #include "gstcudavisionbase-private.h"
 #include "gstcvcudacontext.h"
+#include "gstcvtrace.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vision_base_debug);
 #define GST_CAT_DEFAULT gst_cuda_vision_base_debug
@@ -113,17 +114,23 @@ gst_cv_scheduler_free_slots (GstCudaVisionBase * self)
  * message carries that frame's timing fields. */
 static void
 add_stats (GstCudaVisionBase * self, GstCvSlot * s, const gdouble ms[3],
-    gdouble latency)
+    gdouble latency, gdouble wait_us)
 {
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
-  gint64 now = g_get_monotonic_time ();
+  gint64 now;
   gboolean enabled;
 
-  GST_OBJECT_LOCK (self);
-  enabled = priv->post_stats;
-  GST_OBJECT_UNLOCK (self);
+  /* a frame: post-stats as it was when the frame was submitted */
+  if (s)
+    enabled = s->stats;
+  else {
+    GST_OBJECT_LOCK (self);
+    enabled = priv->post_stats;
+    GST_OBJECT_UNLOCK (self);
+  }
   if (!enabled)
     return;
+  now = g_get_monotonic_time ();
   if (s) {
     if (priv->stats_frames == 0 && priv->stats_start == 0)
       priv->stats_start = s->submit_time;
@@ -135,6 +142,9 @@ add_stats (GstCudaVisionBase * self, GstCvSlot * s, const gdouble ms[3],
     priv->stats_kernel += ms[1];
     priv->stats_download += ms[2];
     priv->stats_latency += latency;
+    priv->stats_submit += s->submit_us;
+    priv->stats_wait += wait_us;
+    priv->stats_finish += priv->last_finish_us;
   }
   if (priv->stats_frames > 0 && (!s
           || now - priv->stats_start >= G_USEC_PER_SEC)) {
@@ -148,7 +158,10 @@ add_stats (GstCudaVisionBase * self, GstCvSlot * s, const gdouble ms[3],
         "kernel-ms", G_TYPE_DOUBLE, priv->stats_kernel / n,
         "download-ms", G_TYPE_DOUBLE, priv->stats_download / n,
         "latency-ms", G_TYPE_DOUBLE, priv->stats_latency / n,
-        "host-transfers", G_TYPE_UINT64, priv->host_transfers, NULL);
+        "host-transfers", G_TYPE_UINT64, priv->host_transfers,
+        "host-submit-us", G_TYPE_DOUBLE, priv->stats_submit / n,
+        "host-wait-us", G_TYPE_DOUBLE, priv->stats_wait / n,
+        "host-finish-us", G_TYPE_DOUBLE, priv->stats_finish / n, NULL);
     gst_cv_set_frame_times (self, st, priv->stats_pts, priv->stats_duration);
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self), st));
@@ -156,6 +169,7 @@ add_stats (GstCudaVisionBase * self, GstCvSlot * s, const gdouble ms[3],
     priv->stats_frames = 0;
     priv->stats_upload = priv->stats_kernel = priv->stats_download =
         priv->stats_latency = 0;
+    priv->stats_submit = priv->stats_wait = priv->stats_finish = 0;
   }
 }
 
@@ -163,7 +177,7 @@ void
 gst_cv_scheduler_final_stats (GstCudaVisionBase * self)
 {
   if (GST_CV_PRIV (self)->be)
-    add_stats (self, NULL, NULL, 0);
+    add_stats (self, NULL, NULL, 0, 0);
 }
 
 /* map the slot's buffers (CUDA memory of our context as device pointers,
@@ -216,6 +230,7 @@ gst_cv_scheduler_submit (GstCudaVisionBase * self, GstBuffer * inbuf)
   GstCvSlot *s = NULL;
   guint i;
   int status;
+  gint64 t_start = g_get_monotonic_time ();
 
   if (priv->output_is_input)
     outbuf = gst_buffer_ref (inbuf);
@@ -236,6 +251,15 @@ gst_cv_scheduler_submit (GstCudaVisionBase * self, GstBuffer * inbuf)
   s->outbuf = outbuf;
   s->submit_time = g_get_monotonic_time ();
   s->cpu_ms = 0;
+  CV_TRACE_PUSH ("cv:submit");
+  /* what this frame's completion does: timings for post-stats and the
+   * debug log, how to wait */
+  GST_OBJECT_LOCK (self);
+  s->stats = priv->post_stats;
+  s->wait_mode = priv->wait_mode;
+  GST_OBJECT_UNLOCK (self);
+  s->timed = s->stats || gst_debug_category_get_threshold (GST_CAT_DEFAULT)
+      >= GST_LEVEL_DEBUG;
 
   /* the parameters at this frame: controlled properties (GstController)
    * take their value at its stream time */
@@ -251,7 +275,9 @@ gst_cv_scheduler_submit (GstCudaVisionBase * self, GstBuffer * inbuf)
     s->params_set = TRUE;
   }
 
+  CV_TRACE_PUSH ("cv:map");
   ret = map_frames (self, s);
+  CV_TRACE_POP ();
   if (ret == GST_FLOW_OK && klass->prepare_frame) {
     frame_view (self, s, &frame);
     status = klass->prepare_frame (self, &frame);
@@ -259,16 +285,21 @@ gst_cv_scheduler_submit (GstCudaVisionBase * self, GstBuffer * inbuf)
       ret = gst_cv_scheduler_failed (self, status, priv->be->name);
   }
   if (ret == GST_FLOW_OK) {
+    CV_TRACE_PUSH ("cv:backend-submit");
     status = priv->be->submit (self, s);
+    CV_TRACE_POP ();
     if (status != CV_OK)
       ret = gst_cv_scheduler_failed (self, status,
           priv->be == &gst_cv_backend_cpu ? "CPU" : "GPU");
   }
   if (ret != GST_FLOW_OK) {
     slot_release (self, s);
+    CV_TRACE_POP ();
     return ret;
   }
   g_queue_push_tail (&priv->pending, s);
+  s->submit_us = g_get_monotonic_time () - t_start;
+  CV_TRACE_POP ();
   return GST_FLOW_OK;
 }
 
@@ -281,17 +312,23 @@ finish_oldest (GstCudaVisionBase * self, GstBuffer ** outbuf)
   GstCvSlot *s = g_queue_pop_head (&priv->pending);
   GstFlowReturn ret = GST_FLOW_OK;
   gdouble ms[3] = { 0, 0, 0 }, latency;
+  gint64 t0 = g_get_monotonic_time (), t1;
 
+  CV_TRACE_PUSH ("cv:wait");
   if (!priv->be->wait (self, s, ms)) {
+    CV_TRACE_POP ();
     slot_release (self, s);
     return GST_FLOW_ERROR;
   }
-  latency = (g_get_monotonic_time () - s->submit_time) / 1000.0;
+  CV_TRACE_POP ();
+  CV_TRACE_PUSH ("cv:finish");
+  t1 = g_get_monotonic_time ();
+  latency = (t1 - s->submit_time) / 1000.0;
   GST_DEBUG_OBJECT (self, "frame %" GST_TIME_FORMAT " slot %u: upload %.3f ms,"
       " kernel %.3f ms, download %.3f ms, in element %.3f ms",
       GST_TIME_ARGS (GST_BUFFER_PTS (s->outbuf)), s->index, ms[0], ms[1],
       ms[2], latency);
-  add_stats (self, s, ms, latency);
+  add_stats (self, s, ms, latency, (gdouble) (t1 - t0));
 
   /* unmap before handing the buffers on; with output_is_input, drop our
    * reference to the input so that finish_frame () can make it writable
@@ -315,6 +352,9 @@ finish_oldest (GstCudaVisionBase * self, GstBuffer ** outbuf)
     s->outbuf = NULL;
   }
   slot_release (self, s);
+  /* counted with the next frame's statistics */
+  priv->last_finish_us = g_get_monotonic_time () - t1;
+  CV_TRACE_POP ();
   return ret;
 }
 

@@ -10,6 +10,19 @@
 #                                            racecheck over gpu suites)
 #   tests/device-run.sh BUILD_DIR sweep     (not part of all; SWEEP_ARGS adds
 #                                            options, e.g. "--seed 7")
+#   tests/device-run.sh BUILD_DIR hostpath  (issue #15: the PCIe-floor and
+#                                            CUDA-memory overhead cases by
+#                                            wait-mode, --repeat 5; an nsys
+#                                            profile with NVTX ranges when
+#                                            nsys is there)
+#   tests/device-run.sh BUILD_DIR streams   (issue #15: 1..64 streams in one
+#                                            process, --repeat 5)
+#   tests/device-run.sh BUILD_DIR multigpu  (issue #19: the two-GPU tests,
+#                                            then 32 streams on GPU 0 and on
+#                                            GPUs 0,1, --repeat 5)
+# hostpath, streams and multigpu write MODE.log, MODE.json (one JSON object
+# per case, for tests/bench/plots.py) and MODE-table.txt under $OUT;
+# REPEAT=N changes the 5.
 # Logs go to $OUT when set (the device tool's output folder), else ./out.
 set -uo pipefail
 b=${1:?build dir}
@@ -142,6 +155,76 @@ if [ "$what" = sanitize ]; then
     [ $rc -eq 0 ] || status=1
     echo "racecheck test_cvops: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/racecheck-test_cvops.log" | tail -1)"
   fi
+fi
+# a matrix file, each line with --repeat and --json added; the table of
+# the JSON at the end
+run_matrix() {
+  local name=$1 list=$2 args
+  : > "$out/$name.json"
+  grep -vE '^\s*(#|$)' "$list" | while read -r args; do
+    echo "== cudavision-bench $args" >> "$out/$name.log"
+    # shellcheck disable=SC2086
+    eval "timeout 300 $b/tests/cudavision-bench $args --repeat ${REPEAT:-5} --json $out/$name.json" \
+      >> "$out/$name.log" 2>&1 || echo "$name: failed: $args (exit $?)" | tee -a "$out/$name.log"
+    grep RESULT "$out/$name.log" | tail -1
+  done
+  python3 tests/bench/plots.py "$out/$name.json" | tee "$out/$name-table.txt"
+}
+if [ "$what" = hostpath ]; then
+  run_matrix hostpath tests/bench/matrix-hostpath.txt
+  # the PCIe cases again with the device planes pitched as before (2D
+  # copies of one row per descriptor): the difference is the tight planes'
+  # (3 runs each, to stay within about 4 minutes)
+  ( export CUDAVISION_DEVICE_PITCH=pitched REPEAT=3
+    run_matrix hostpath-pitched <(grep -E -- '--label pcie-' tests/bench/matrix-hostpath.txt |
+      sed 's/--label pcie-/--label pitched-pcie-/') )
+  # the host path under Nsight Systems: NVTX ranges of the scheduler and
+  # the CUDA backend (plugin/gstcvtrace.h) beside the CUDA API calls
+  nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+  if [ -n "$nsys" ]; then
+    timeout 120 "$nsys" profile -t cuda,nvtx -o "$out/hostpath-nv12" --force-overwrite true \
+      "$b/tests/cudavision-bench" -e cudasobel -f NV12 -w 1920 -h 1080 -d 2 -i cuda -s 1 \
+      --no-floor > "$out/hostpath-nsys.log" 2>&1
+    timeout 120 "$nsys" stats -r nvtx_sum,cuda_api_sum,cuda_gpu_kern_sum \
+      "$out/hostpath-nv12.nsys-rep" > "$out/hostpath-nsys-stats.txt" 2>&1 ||
+      timeout 120 "$nsys" stats -r nvtxsum,cudaapisum,gpukernsum \
+        "$out/hostpath-nv12.nsys-rep" > "$out/hostpath-nsys-stats.txt" 2>&1
+    grep -A14 -iE 'nvtx' "$out/hostpath-nsys-stats.txt" | head -30
+  else
+    echo "hostpath: no nsys here: no NVTX profile (the per-stage host times are in hostpath.log)"
+  fi
+fi
+if [ "$what" = streams ]; then
+  # first the check: 4 streams must each give what one stream gives
+  for input in cuda pinned pageable; do
+    timeout 120 "$b/tests/cudavision-bench" --backend cuda --streams 4 \
+      -f NV12 -w 1920 -h 1080 -n 40 --no-floor --check -i $input \
+      > "$out/streams-check-$input.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || status=1
+    echo "bench --check --streams 4 -i $input: rc=$rc $(grep -E '^(check|SKIP)' "$out/streams-check-$input.log" | tail -1)"
+  done
+  run_matrix streams tests/bench/matrix-streams.txt
+fi
+if [ "$what" = multigpu ]; then
+  nvidia-smi -L | tee -a "$out/multigpu.log"
+  CUDAVISION_TEST_BACKEND=cuda CK_FORK=no timeout ${TEST_TIMEOUT:-300} \
+    "$b/tests/test_cudamem" > "$out/multigpu-test_cudamem.log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || status=1
+  echo "test_cudamem rc=$rc $(grep -E '^[0-9]+%: Checks' "$out/multigpu-test_cudamem.log" | tail -1)"
+  grep -E '^(NOTE|two GPUs|given context)|:[EF]:' "$out/multigpu-test_cudamem.log" | head -20
+  # streams spread over the two GPUs, every stream checked against a
+  # single-stream run (exit 77: no device 1)
+  for input in cuda pinned pageable; do
+    timeout 120 "$b/tests/cudavision-bench" --backend cuda --streams 4 --devices 0,1 \
+      -f NV12 -w 1920 -h 1080 -n 40 --no-floor --check -i $input \
+      > "$out/multigpu-check-$input.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || [ $rc -eq 77 ] || status=1
+    echo "bench --check --devices 0,1 -i $input: rc=$rc $(grep -E '^(check|SKIP)' "$out/multigpu-check-$input.log" | tail -1)"
+  done
+  run_matrix multigpu tests/bench/matrix-multigpu.txt
 fi
 if [ "$what" = sweep ]; then
   # the sweep through real upstream elements, backend=cuda against

@@ -130,6 +130,45 @@ GST_START_TEST (test_order_timestamps_depths)
 
 GST_END_TEST;
 
+/* wait-mode (block, spin, spin-then-block): the same frames, in order, at
+ * every depth (on the CPU backend the property is accepted and changes
+ * nothing) */
+GST_START_TEST (test_wait_modes)
+{
+  const gchar *modes[] = { "block", "spin", "spin-then-block" };
+  guint m, depth;
+
+  for (m = 0; m < G_N_ELEMENTS (modes); m++) {
+    for (depth = 1; depth <= 3; depth += 2) {
+      GstHarness *h = harness_with_depth (depth, GST_VIDEO_FORMAT_GRAY8, 64,
+          16);
+      const guint n = 8;
+      guint i;
+      gint v;
+
+      gst_util_set_object_arg (G_OBJECT (h->element), "wait-mode", modes[m]);
+      g_object_get (h->element, "wait-mode", &v, NULL);
+      fail_unless_equals_int (v, (gint) m);
+      for (i = 0; i < n; i++) {
+        GstBuffer *b = step_frame (GST_VIDEO_FORMAT_GRAY8, 64, 16, i + 1);
+        GST_BUFFER_PTS (b) = i * FRAME_DUR;
+        fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+      }
+      fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+      fail_unless_equals_int (gst_harness_buffers_in_queue (h), n);
+      for (i = 0; i < n; i++) {
+        GstBuffer *o = gst_harness_pull (h);
+        fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i * FRAME_DUR);
+        fail_unless_equals_int (edge_value (o, 64, 16), 4 * (i + 1));
+        gst_buffer_unref (o);
+      }
+      gst_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_serialized_event_drains)
 {
   GstHarness *h = harness_with_depth (4, GST_VIDEO_FORMAT_GRAY8, 32, 8);
@@ -437,6 +476,18 @@ GST_START_TEST (test_post_stats)
   fail_unless (kernel >= 0.0);
   fail_unless (gst_structure_has_field (s, "upload-ms"));
   fail_unless (gst_structure_has_field (s, "download-ms"));
+  /* the host side: a frame's time in the element (latency, from its
+   * submission to the end of its wait) holds the wait for it */
+  {
+    gdouble sub, wait, fin, lat;
+    fail_unless (gst_structure_get_double (s, "host-submit-us", &sub));
+    fail_unless (gst_structure_get_double (s, "host-wait-us", &wait));
+    fail_unless (gst_structure_get_double (s, "host-finish-us", &fin));
+    fail_unless (gst_structure_get_double (s, "latency-ms", &lat));
+    fail_unless (sub > 0 && wait >= 0 && fin >= 0, "%g %g %g", sub, wait, fin);
+    fail_unless (wait <= lat * 1000 + 1e-6, "wait %g us > latency %g ms",
+        wait, lat);
+  }
   gst_message_unref (msg);
   gst_element_set_bus (h->element, NULL);
   gst_object_unref (bus);
@@ -659,6 +710,7 @@ base_suite (void)
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_order_timestamps_depths);
   tcase_add_test (tc, test_serialized_event_drains);
+  tcase_add_test (tc, test_wait_modes);
   tcase_add_test (tc, test_flush_drops_in_flight);
   tcase_add_test (tc, test_caps_renegotiation);
   tcase_add_test (tc, test_latency);

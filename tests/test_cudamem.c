@@ -149,35 +149,90 @@ GST_END_TEST;
 typedef struct
 {
   GPtrArray *samples;
+  GPtrArray *samples1;          /* of appsink "sink1", when there is one */
   guint64 transfers[4];         /* host-transfers of elements e0..e3 */
+  gint ctx_device[4];           /* their gst.cuda.context's device, -1 */
+  guintptr ctx[4];              /* and the GstCudaContext (compared only) */
 } Run;
 
-/* Run desc to EOS, collect the samples of appsink "sink" and the
- * host-transfers of elements named e0, e1, ... */
-static Run
-run_pipeline (const gchar * desc)
+static void
+pull_all (GstElement * sink, GPtrArray * into)
 {
-  GError *err = NULL;
-  GstElement *p = gst_parse_launch (desc, &err);
-  GstElement *sink;
   GstSample *s;
-  Run r = { g_ptr_array_new_with_free_func ((GDestroyNotify)
-        gst_sample_unref), {0}
-  };
-  GstBus *bus;
-  GstMessage *m;
-  guint i;
 
-  fail_unless (p != NULL, "%s: %s", desc, err ? err->message : "");
-  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
-  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE, "%s", desc);
   while (TRUE) {
     s = NULL;
     g_signal_emit_by_name (sink, "pull-sample", &s);
     if (!s)
       break;
-    g_ptr_array_add (r.samples, s);
+    g_ptr_array_add (into, s);
+  }
+}
+
+/* Run desc to EOS, collect the samples of appsink "sink" (and "sink1":
+ * both unbounded, pulled one after the other) and the host-transfers of
+ * elements named e0, e1, ... */
+/* the CUDA context an element answers a context query with */
+static void
+element_context (GstElement * e, gint * device, guintptr * ctx)
+{
+  GstQuery *q = gst_query_new_context ("gst.cuda.context");
+  GstContext *c = NULL;
+
+  *device = -1;
+  *ctx = 0;
+  if (gst_element_query (e, q)) {
+    gst_query_parse_context (q, &c);
+    if (c) {
+      const GstStructure *st = gst_context_get_structure (c);
+      /* cuda-device-id: guint in GStreamer 1.22, gint before */
+      const GValue *dev = gst_structure_get_value (st, "cuda-device-id");
+      const GValue *obj = gst_structure_get_value (st, "gst.cuda.context");
+
+      if (dev && G_VALUE_HOLDS_UINT (dev))
+        *device = (gint) g_value_get_uint (dev);
+      else if (dev && G_VALUE_HOLDS_INT (dev))
+        *device = g_value_get_int (dev);
+      if (obj && G_VALUE_HOLDS_OBJECT (obj))
+        *ctx = (guintptr) g_value_get_object (obj);
+    }
+  }
+  gst_query_unref (q);
+}
+
+static Run run_built (GstElement * p, const gchar * desc);
+
+static Run
+run_pipeline (const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (desc, &err);
+
+  fail_unless (p != NULL, "%s: %s", desc, err ? err->message : "");
+  return run_built (p, desc);
+}
+
+/* run_pipeline () of a pipeline made already (takes it) */
+static Run
+run_built (GstElement * p, const gchar * desc)
+{
+  GstElement *sink, *sink1;
+  Run r = { 0 };
+  GstBus *bus;
+  GstMessage *m;
+  guint i;
+
+  r.samples = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_sample_unref);
+  r.samples1 = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_sample_unref);
+  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE, "%s", desc);
+  pull_all (sink, r.samples);
+  if ((sink1 = gst_bin_get_by_name (GST_BIN (p), "sink1"))) {
+    pull_all (sink1, r.samples1);
+    gst_object_unref (sink1);
   }
   bus = gst_element_get_bus (p);
   m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
@@ -193,7 +248,10 @@ run_pipeline (const gchar * desc)
     g_snprintf (name, sizeof (name), "e%u", i);
     if ((e = gst_bin_get_by_name (GST_BIN (p), name))) {
       g_object_get (e, "host-transfers", &r.transfers[i], NULL);
+      element_context (e, &r.ctx_device[i], &r.ctx[i]);
       gst_object_unref (e);
+    } else {
+      r.ctx_device[i] = -1;
     }
   }
   gst_object_unref (bus);
@@ -203,17 +261,24 @@ run_pipeline (const gchar * desc)
   return r;
 }
 
+static void
+run_clear (Run * r)
+{
+  g_ptr_array_unref (r->samples);
+  g_ptr_array_unref (r->samples1);
+}
+
 /* same number of frames, same pixels, same timestamps */
 static void
-assert_same_frames (Run * a, Run * b)
+assert_same_samples (GPtrArray * a, GPtrArray * b)
 {
   guint i, p, y;
 
-  fail_unless_equals_int (a->samples->len, b->samples->len);
-  fail_unless (a->samples->len > 0);
-  for (i = 0; i < a->samples->len; i++) {
-    GstSample *sa = g_ptr_array_index (a->samples, i);
-    GstSample *sb = g_ptr_array_index (b->samples, i);
+  fail_unless_equals_int (a->len, b->len);
+  fail_unless (a->len > 0);
+  for (i = 0; i < a->len; i++) {
+    GstSample *sa = g_ptr_array_index (a, i);
+    GstSample *sb = g_ptr_array_index (b, i);
     GstVideoInfo ia, ib;
     GstVideoFrame fa, fb;
 
@@ -246,6 +311,12 @@ assert_same_frames (Run * a, Run * b)
   }
 }
 
+static void
+assert_same_frames (Run * a, Run * b)
+{
+  assert_same_samples (a->samples, b->samples);
+}
+
 #define SRC "videotestsrc pattern=ball num-buffers=20 ! " \
   "video/x-raw,format=NV12,width=640,height=480,framerate=30/1"
 
@@ -260,8 +331,8 @@ GST_START_TEST (test_cuda_memory_sobel)
   assert_same_frames (&gpu, &cpu);
   fail_unless_equals_int (gpu.samples->len, 20);
   fail_unless_equals_uint64 (gpu.transfers[0], 0);
-  g_ptr_array_unref (gpu.samples);
-  g_ptr_array_unref (cpu.samples);
+  run_clear (&gpu);
+  run_clear (&cpu);
 }
 
 GST_END_TEST;
@@ -280,8 +351,8 @@ GST_START_TEST (test_cuda_memory_canny)
   assert_same_frames (&gpu, &cpu);
   fail_unless_equals_int (gpu.samples->len, 20);
   fail_unless_equals_uint64 (gpu.transfers[0], 0);
-  g_ptr_array_unref (gpu.samples);
-  g_ptr_array_unref (cpu.samples);
+  run_clear (&gpu);
+  run_clear (&cpu);
 }
 
 GST_END_TEST;
@@ -302,8 +373,8 @@ GST_START_TEST (test_cuda_memory_chain_of_three)
   for (i = 0; i < 3; i++)
     fail_unless (gpu.transfers[i] == 0, "element e%u copied %" G_GUINT64_FORMAT
         " planes through the host", i, gpu.transfers[i]);
-  g_ptr_array_unref (gpu.samples);
-  g_ptr_array_unref (cpu.samples);
+  run_clear (&gpu);
+  run_clear (&cpu);
 }
 
 GST_END_TEST;
@@ -333,8 +404,8 @@ GST_START_TEST (test_nvh264dec_sobel)
   cpu = run_pipeline (b);
   assert_same_frames (&gpu, &cpu);
   fail_unless_equals_uint64 (gpu.transfers[0], 0);
-  g_ptr_array_unref (gpu.samples);
-  g_ptr_array_unref (cpu.samples);
+  run_clear (&gpu);
+  run_clear (&cpu);
   g_free (a);
   g_free (b);
   g_free (path);
@@ -358,8 +429,103 @@ GST_START_TEST (test_two_gpus)
   assert_same_frames (&gpu, &cpu);
   fail_unless_equals_uint64 (gpu.transfers[0], 0);
   fail_unless (gpu.transfers[1] > 0);
-  g_ptr_array_unref (gpu.samples);
-  g_ptr_array_unref (cpu.samples);
+  run_clear (&gpu);
+  run_clear (&cpu);
+}
+
+GST_END_TEST;
+
+/* One pipeline, two branches of the same frames, each through cudaupload
+ * and cudasobel on its own device (d0, d1) and cudadownload: each element
+ * shares the context of cudaupload on its device (host-transfers 0: a
+ * context of another device would be refused and the frames copied
+ * through the host) and gives the CPU's frames. Loop 0: devices 0 and 1;
+ * loop 1 (the dry run on one GPU): both on device 0. */
+GST_START_TEST (test_two_gpus_shared_contexts)
+{
+  gint d0 = 0, d1 = __i__ == 0 ? 1 : 0;
+  gchar *desc = g_strdup_printf (SRC " ! tee name=t "
+      "t. ! queue ! cudaupload cuda-device-id=%d ! cudasobel name=e0 "
+      "device-id=%d backend=cuda threshold=10 ! video/x-raw(" CUDA_FEATURE
+      ") ! cudadownload ! video/x-raw,format=NV12 ! appsink name=sink "
+      "sync=false "
+      "t. ! queue ! cudaupload cuda-device-id=%d ! cudasobel name=e1 "
+      "device-id=%d backend=cuda threshold=10 ! video/x-raw(" CUDA_FEATURE
+      ") ! cudadownload ! video/x-raw,format=NV12 ! appsink name=sink1 "
+      "sync=false", d0, d0, d1, d1);
+  Run gpu = run_pipeline (desc);
+  Run cpu = run_pipeline (SRC " ! cudasobel backend=cpu threshold=10 ! "
+      "video/x-raw,format=NV12 ! appsink name=sink sync=false");
+
+  g_print ("two GPUs%s: cudasobel on devices %d and %d: %u and %u frames, "
+      "host-transfers %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT "\n",
+      __i__ ? " (dry run)" : "", d0, d1, gpu.samples->len, gpu.samples1->len,
+      gpu.transfers[0], gpu.transfers[1]);
+  assert_same_samples (gpu.samples, cpu.samples);
+  assert_same_samples (gpu.samples1, cpu.samples);
+  fail_unless_equals_uint64 (gpu.transfers[0], 0);
+  fail_unless_equals_uint64 (gpu.transfers[1], 0);
+  /* each element's context is of its device */
+  fail_unless_equals_int (gpu.ctx_device[0], d0);
+  fail_unless_equals_int (gpu.ctx_device[1], d1);
+  if (d0 != d1)
+    fail_unless (gpu.ctx[0] != gpu.ctx[1]);
+  run_clear (&gpu);
+  run_clear (&cpu);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+/* The context of device 0 given to an element on device d1 before it
+ * starts (as an application's gst_element_set_context () would): on two
+ * GPUs (loop 0, d1 = 1) refused (docs/cuda-memory.md), the element finds
+ * a context of its own device and still gives the CPU's frames; in the dry
+ * run (loop 1, d1 = 0) taken: both elements answer with that context. */
+GST_START_TEST (test_two_gpus_given_context)
+{
+  gint d1 = __i__ == 0 ? 1 : 0;
+  gchar *desc = g_strdup_printf (SRC " ! cudasobel name=e0 device-id=0 "
+      "backend=cuda threshold=10 ! video/x-raw,format=NV12 ! "
+      "cudaconvolve name=e1 device-id=%d backend=cuda filters=blur ! "
+      "video/x-raw,format=NV12 ! appsink name=sink sync=false", d1);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *e0, *e1;
+  GstContext *c0 = NULL;
+  GstQuery *q;
+  Run gpu, cpu;
+
+  /* device 0's context: the one cudasobel device-id=0 finds at READY */
+  fail_unless (p != NULL);
+  e0 = gst_bin_get_by_name (GST_BIN (p), "e0");
+  e1 = gst_bin_get_by_name (GST_BIN (p), "e1");
+  fail_unless (gst_element_set_state (e0, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  q = gst_query_new_context ("gst.cuda.context");
+  fail_unless (gst_element_query (e0, q), "no CUDA context on device 0");
+  gst_query_parse_context (q, &c0);
+  fail_unless (c0 != NULL);
+  gst_context_ref (c0);
+  gst_query_unref (q);
+  gst_element_set_context (e1, c0);
+  gst_object_unref (e0);
+  gst_object_unref (e1);
+  gst_context_unref (c0);
+
+  gpu = run_built (p, desc);
+  cpu = run_pipeline (SRC " ! cudasobel backend=cpu threshold=10 ! "
+      "video/x-raw,format=NV12 ! cudaconvolve backend=cpu filters=blur ! "
+      "appsink name=sink sync=false");
+  g_print ("given context%s: e0 on device %d, e1 on device %d (%s)\n",
+      __i__ ? " (dry run)" : "", gpu.ctx_device[0], gpu.ctx_device[1],
+      gpu.ctx[0] == gpu.ctx[1] ? "the same context" : "its own context");
+  fail_unless_equals_int (gpu.ctx_device[0], 0);
+  fail_unless_equals_int (gpu.ctx_device[1], d1);
+  fail_unless_equals_int (gpu.ctx[0] == gpu.ctx[1], d1 == 0);
+  assert_same_frames (&gpu, &cpu);
+  run_clear (&gpu);
+  run_clear (&cpu);
+  g_free (desc);
 }
 
 GST_END_TEST;
@@ -401,10 +567,19 @@ cudamem_suite (void)
     tcase_add_test (tc, test_cuda_memory_canny);
     tcase_add_test (tc, test_cuda_memory_chain_of_three);
     tcase_add_test (tc, test_nvh264dec_sobel);
-    if (gpu_count () >= 2)
+    /* the dry run of the two-GPU tests: both devices 0 */
+    tcase_add_loop_test (tc, test_two_gpus_shared_contexts, 1, 2);
+    tcase_add_loop_test (tc, test_two_gpus_given_context, 1, 2);
+    if (gpu_count () >= 2) {
       tcase_add_test (tc, test_two_gpus);
-    else
-      g_print ("NOTE: one GPU: the two-GPU test is not registered\n");
+      tcase_add_loop_test (tc, test_two_gpus_shared_contexts, 0, 1);
+      tcase_add_loop_test (tc, test_two_gpus_given_context, 0, 1);
+    } else {
+      g_print ("NOTE: one GPU: the two-GPU tests (test_two_gpus, "
+          "test_two_gpus_shared_contexts and test_two_gpus_given_context on "
+          "devices 0 and 1) are not registered; their dry run on device 0 "
+          "is\n");
+    }
   }
   return s;
 }

@@ -1,17 +1,27 @@
 /* cudavision-bench: push pre-made frames through one element and measure.
  *
- *   appsrc (frames in pinned or pageable memory) ! ELEMENT ! fakesink
+ *   appsrc (frames in pinned, pageable or CUDA memory) ! ELEMENT ! fakesink
  *
- * Prints frames/s, the element's mean and p99 latency (sink pad in -> src
- * pad out, wall clock), the element's own per-stage GPU timings (upload,
- * kernel, download from CUDA events, via its post-stats messages) and
- * beside them the physical floor measured on this machine: the PCIe time
- * of the frame's bytes at the pinned cudaMemcpy bandwidth, and the
- * device-memory time of one read of the input and one write of the output
- * at the device-to-device copy bandwidth.
+ * once, or as N independent pipelines in one process (--streams N, each
+ * fed from its own appsrc by its own thread, spread round-robin over the
+ * --devices), R times (--repeat R: every figure is the median of the R
+ * runs, with their min and max).
  *
- * This is a program, not a test: it asserts nothing about speed.
- * Run `cudavision-bench --help` for the options.
+ * Prints frames/s (aggregate, and min / median / max over the streams), the
+ * element's mean and p99 latency (sink pad in -> src pad out, wall clock),
+ * the element's own per-stage GPU timings (upload, kernel, download from
+ * CUDA events) and host-side times (submit, wait, finish, via its
+ * post-stats messages), the process CPU time per frame (getrusage), the
+ * GPU utilisation (NVML, and the sum of the kernel times over the wall
+ * time) and beside them the physical floor measured on this machine in
+ * the same run: the PCIe time of the frame's bytes at the pinned cudaMemcpy
+ * bandwidth, and the device-memory time of one read of the input and one
+ * write of the output at the device-to-device copy bandwidth. --json FILE
+ * appends the case as one JSON object (tests/bench/plots.py draws them).
+ *
+ * This is a program, not a test: it asserts nothing about speed. With
+ * --check it asserts what every stream delivered (tests/meson.build).
+ * Run `cudavision-bench --help` for the options; docs/benchmarks.md.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -23,9 +33,12 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
+#include "nvml.h"
 #ifdef HAVE_CUDA
 #include "floor.h"
 #include "kbench.h"
@@ -38,34 +51,142 @@
 #include <gst/cuda/gstcudaloader.h>
 #endif
 
+#define MAX_DEV 16
+
+/* the options */
 typedef struct
 {
-  guint n;
-  gint64 *t_in;                 /* monotonic us at the element's sink pad */
-  gint64 *t_out;                /* ... at the sink */
-  GstClockTime dur;
-} Times;
+  gchar *element, *props, *format, *backend, *input, *devices_arg;
+  gchar *wait_mode, *json, *label;
+  gint width, height, depth, frames, warmup, streams, repeat;
+  gdouble seconds;
+  gboolean no_floor, no_stats, check;
+  gint devices[MAX_DEV];
+  guint n_devices;
+  gboolean set_device;
+} Opts;
 
-static GstPadProbeReturn
-probe_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
-{
-  Times *t = user_data;
-  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  gint64 now = g_get_monotonic_time ();
-  guint64 idx = GST_BUFFER_PTS (buf) / t->dur;
-  gboolean in = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (pad), "in"));
-
-  if (idx < t->n)
-    (in ? t->t_in : t->t_out)[idx] = now;
-  return GST_PAD_PROBE_OK;
-}
-
+/* the element's own statistics (post-stats messages), summed */
 typedef struct
 {
   GMutex lock;
   guint frames;
   gdouble up, ker, down;        /* sums of per-frame ms */
+  guint host_frames;
+  gdouble submit, wait, finish; /* sums of per-frame us */
 } Stats;
+
+/* one pipeline */
+typedef struct
+{
+  const Opts *o;
+  guint idx;
+  gint device;
+  GstElement *pipe, *src, *el, *sink;
+  GstBus *bus;
+  GstClockTime dur;
+  guint cap;                    /* frames at most (t_in, t_out) */
+  gint64 *t_in, *t_out;         /* monotonic us at the element's sink pad,
+                                 * at the sink */
+  guint pushed;
+  GThread *thread;
+  GstBuffer **made;             /* the 4 input frames */
+  gint64 deadline;
+  /* what reached the sink (--check) */
+  guint out_frames;
+  GstClockTime last_pts;
+  gboolean pts_bad;
+  guint64 checksum;
+  Stats st;
+} Stream;
+
+/* one run's figures */
+typedef struct
+{
+  gdouble fps;                  /* aggregate */
+  gdouble *stream_fps;          /* per stream */
+  gdouble dev_fps[MAX_DEV];     /* per device (index into Opts.devices) */
+  gdouble lat_mean, lat_p99;    /* ms, over all streams */
+  gdouble up, ker, down;        /* ms per frame, element's statistics */
+  gdouble submit, wait, finish; /* us per frame, host side */
+  gdouble cpu_us;               /* process CPU time per frame */
+  gdouble nvml[MAX_DEV];        /* % or -1 */
+  gdouble kbusy[MAX_DEV];       /* sum of kernel times / wall, % */
+  gdouble wall_s;
+  guint frames;                 /* after warm-up, all streams */
+  gsize out_bytes;
+  gchar *active;
+  gboolean have_floor;
+  gdouble h2d, d2h, duplex, d2d;        /* GB/s */
+  gchar device[256];
+} RunResult;
+
+static GstPadProbeReturn
+probe_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Stream *t = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  gint64 now = g_get_monotonic_time ();
+  guint64 idx = GST_BUFFER_PTS (buf) / t->dur;
+  gboolean in = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (pad), "in"));
+
+  if (idx < t->cap)
+    (in ? t->t_in : t->t_out)[idx] = now;
+  return GST_PAD_PROBE_OK;
+}
+
+/* FNV-1a over the visible bytes of every plane */
+static guint64
+fnv (guint64 h, const guint8 * d, gsize n)
+{
+  gsize i;
+
+  for (i = 0; i < n; i++)
+    h = (h ^ d[i]) * 1099511628211ull;
+  return h;
+}
+
+/* --check: frames counted, timestamps increasing, output checksummed */
+static GstPadProbeReturn
+check_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Stream *t = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  GstVideoInfo vi;
+  GstVideoFrame f;
+  guint64 h = 14695981039346656037ull;
+  guint p;
+
+  if (!GST_CLOCK_TIME_IS_VALID (pts) || (t->out_frames > 0
+          && pts <= t->last_pts) || (t->out_frames == 0 && pts != 0))
+    t->pts_bad = TRUE;
+  t->last_pts = pts;
+  t->out_frames++;
+  if (caps && gst_video_info_from_caps (&vi, caps)
+      && gst_video_frame_map (&f, &vi, buf, GST_MAP_READ)) {
+    for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
+      gint comp[GST_VIDEO_MAX_COMPONENTS], c, y;
+      const guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&f, p);
+      gsize row;
+
+      gst_video_format_info_component (vi.finfo, p, comp);
+      c = MAX (comp[0], 0);
+      row = (gsize) GST_VIDEO_FRAME_COMP_WIDTH (&f, c) *
+          GST_VIDEO_FRAME_COMP_PSTRIDE (&f, c);
+      for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&f, c); y++)
+        h = fnv (h, d + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, p), row);
+    }
+    gst_video_frame_unmap (&f);
+  } else {
+    t->pts_bad = TRUE;
+  }
+  if (caps)
+    gst_caps_unref (caps);
+  t->checksum = fnv (t->checksum, (const guint8 *) &h, sizeof (h));
+  return GST_PAD_PROBE_OK;
+}
 
 /* Runs in the posting thread: add up the element's statistics; an error
  * ends the program (the pipeline cannot recover and the pushing thread may
@@ -86,17 +207,26 @@ bus_sync (G_GNUC_UNUSED GstBus * bus, GstMessage * m, gpointer user_data)
   if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT) {
     const GstStructure *s = gst_message_get_structure (m);
     guint f;
-    gdouble u = 0, k = 0, d = 0;
+    gdouble u = 0, k = 0, d = 0, hs = 0, hw = 0, hf = 0;
     if (gst_structure_has_name (s, "cudavision-stats")
         && gst_structure_get_uint (s, "frames", &f)) {
+      gboolean host = gst_structure_get_double (s, "host-submit-us", &hs);
       gst_structure_get_double (s, "upload-ms", &u);
       gst_structure_get_double (s, "kernel-ms", &k);
       gst_structure_get_double (s, "download-ms", &d);
+      gst_structure_get_double (s, "host-wait-us", &hw);
+      gst_structure_get_double (s, "host-finish-us", &hf);
       g_mutex_lock (&st->lock);
       st->frames += f;
       st->up += u * f;
       st->ker += k * f;
       st->down += d * f;
+      if (host) {
+        st->host_frames += f;
+        st->submit += hs * f;
+        st->wait += hw * f;
+        st->finish += hf * f;
+      }
       g_mutex_unlock (&st->lock);
     }
   }
@@ -110,68 +240,891 @@ cmp_double (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+/* median, min and max of n values (sorted in place) */
+static void
+mmm (gdouble * v, guint n, gdouble out[3])
+{
+  if (n == 0) {
+    out[0] = out[1] = out[2] = -1;
+    return;
+  }
+  qsort (v, n, sizeof (gdouble), cmp_double);
+  out[0] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  out[1] = v[0];
+  out[2] = v[n - 1];
+}
+
+static gboolean
+element_has_property (GstElement * el, const gchar * name)
+{
+  return g_object_class_find_property (G_OBJECT_GET_CLASS (el), name) != NULL;
+}
+
+/* the caps of the input, and for CUDA memory a check that the element
+ * takes them (asking gstreamer-cuda's allocator for a layout it does not
+ * have aborts inside it) */
+static gboolean
+check_cuda_caps (const Opts * o, GstElement * el, GstCaps * caps)
+{
+  GstCaps *any_cuda = gst_caps_from_string ("video/x-raw(memory:CUDAMemory)");
+  const gchar *pads[] = { "sink", "src" };
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (pads); k++) {
+    GstPad *pad = gst_element_get_static_pad (el, pads[k]);
+    GstCaps *tmpl = gst_pad_get_pad_template_caps (pad);
+    gboolean any = gst_caps_can_intersect (tmpl, any_cuda);
+    gboolean ok = k == 0 ? gst_caps_can_intersect (tmpl, caps) : any;
+
+    gst_caps_unref (tmpl);
+    gst_object_unref (pad);
+    if (!any) {
+      g_printerr ("%s has no CUDA memory on its %s pad (plugin built "
+          "without gstreamer-cuda?): use --input pinned\n", o->element,
+          pads[k]);
+      return FALSE;
+    }
+    if (!ok) {
+      g_printerr ("%s does not take %s frames in CUDA memory "
+          "(gstreamer-cuda has no layout for them): use --input pinned\n",
+          o->element, o->format);
+      return FALSE;
+    }
+  }
+  gst_caps_unref (any_cuda);
+  return TRUE;
+}
+
+static Stream *
+stream_new (const Opts * o, guint idx, gint device, GstCaps * caps,
+    GstBuffer ** made, GstContext * cuda_ctx, gboolean cuda_mem)
+{
+  Stream *t = g_new0 (Stream, 1);
+  GError *err = NULL;
+  gchar *desc;
+  GstPad *p;
+
+  t->o = o;
+  t->idx = idx;
+  t->device = device;
+  t->made = made;
+  desc = g_strdup_printf ("appsrc name=src format=time max-buffers=2 "
+      "block=true ! %s name=el %s ! %s ! fakesink name=sink sync=false",
+      o->element, o->props ? o->props : "", cuda_mem ?
+      "video/x-raw(memory:CUDAMemory)" : "video/x-raw");
+  t->pipe = gst_parse_launch (desc, &err);
+  g_free (desc);
+  if (!t->pipe) {
+    g_printerr ("pipeline: %s\n", err ? err->message : "?");
+    exit (2);
+  }
+  t->src = gst_bin_get_by_name (GST_BIN (t->pipe), "src");
+  t->el = gst_bin_get_by_name (GST_BIN (t->pipe), "el");
+  t->sink = gst_bin_get_by_name (GST_BIN (t->pipe), "sink");
+  gst_util_set_object_arg (G_OBJECT (t->el), "backend", o->backend);
+  g_object_set (t->el, "pipeline-depth", (guint) o->depth, "post-stats",
+      !o->no_stats, NULL);
+  if (o->set_device)
+    g_object_set (t->el, "device-id", device, NULL);
+  if (o->wait_mode) {
+    if (!element_has_property (t->el, "wait-mode")) {
+      g_printerr ("%s has no wait-mode property\n", o->element);
+      exit (2);
+    }
+    gst_util_set_object_arg (G_OBJECT (t->el), "wait-mode", o->wait_mode);
+  }
+  if (cuda_mem && idx == 0 && !check_cuda_caps (o, t->el, caps))
+    exit (2);
+  g_object_set (t->src, "caps", caps, NULL);
+  if (cuda_ctx)
+    gst_element_set_context (t->pipe, cuda_ctx);
+
+  t->dur = GST_SECOND / 30;
+  t->cap = o->frames > 0 ? (guint) o->frames :
+      MAX (20000u, 4000000u / (guint) o->streams);
+  t->t_in = g_new0 (gint64, t->cap);
+  t->t_out = g_new0 (gint64, t->cap);
+  p = gst_element_get_static_pad (t->el, "sink");
+  g_object_set_data (G_OBJECT (p), "in", GINT_TO_POINTER (1));
+  gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, probe_cb, t, NULL);
+  gst_object_unref (p);
+  p = gst_element_get_static_pad (t->sink, "sink");
+  gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, probe_cb, t, NULL);
+  if (o->check)
+    gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, check_cb, t, NULL);
+  gst_object_unref (p);
+  t->checksum = 14695981039346656037ull;
+  g_mutex_init (&t->st.lock);
+  t->bus = gst_element_get_bus (t->pipe);
+  gst_bus_set_sync_handler (t->bus, bus_sync, &t->st, NULL);
+  return t;
+}
+
+static void
+stream_free (Stream * t)
+{
+  gst_element_set_state (t->pipe, GST_STATE_NULL);
+  gst_object_unref (t->bus);
+  gst_object_unref (t->src);
+  gst_object_unref (t->el);
+  gst_object_unref (t->sink);
+  gst_object_unref (t->pipe);
+  g_mutex_clear (&t->st.lock);
+  g_free (t->t_in);
+  g_free (t->t_out);
+  g_free (t);
+}
+
+/* the stream's pushing thread */
+static gpointer
+push_thread (gpointer data)
+{
+  Stream *t = data;
+
+  while (t->pushed < t->cap) {
+    GstBuffer *b = gst_buffer_copy (t->made[t->pushed % 4]);    /* shares memory */
+
+    GST_BUFFER_PTS (b) = t->pushed * t->dur;
+    GST_BUFFER_DURATION (b) = t->dur;
+    if (gst_app_src_push_buffer (GST_APP_SRC (t->src), b) != GST_FLOW_OK)
+      break;
+    t->pushed++;
+    if (t->o->frames <= 0 && g_get_monotonic_time () > t->deadline)
+      break;
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (t->src));
+  return NULL;
+}
+
+static gdouble
+cpu_seconds (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+static gint
+device_slot (const Opts * o, gint device)
+{
+  guint d;
+
+  for (d = 0; d < o->n_devices; d++)
+    if (o->devices[d] == device)
+      return d;
+  return 0;
+}
+
+/* One run: n_streams pipelines, started together, frames pushed, EOS.
+ * FALSE when a --check assertion failed. */
+static gboolean
+run_once (const Opts * o, guint n_streams, GstCaps * caps,
+    GstBuffer ** made[MAX_DEV], GstContext * ctxs[MAX_DEV],
+    gboolean cuda_mem, RunResult * r, guint64 * ref_checksum)
+{
+  Stream **s = g_new0 (Stream *, n_streams);
+  CvNvmlSampler *sampler = NULL;
+  gint64 t0, t_end, first_max = 0, last_min = G_MAXINT64, span_sum = 0;
+  gdouble cpu0, cpu1, *lat;
+  guint i, n_lat = 0, total_pushed = 0, d;
+  gboolean ok = TRUE;
+  guint64 lat_cap = 0;
+
+  memset (r, 0, sizeof (*r));
+  r->stream_fps = g_new0 (gdouble, n_streams);
+
+#ifdef HAVE_CUDA
+  /* the floor in the same run, before it (the element then runs on a warm
+   * device) */
+  if (!o->no_floor && !g_str_equal (o->backend, "cpu")) {
+    CvBenchFloor fl = { 0 };
+    if (cv_bench_measure_floor (o->devices[0], 256u << 20, 10, &fl) == 0) {
+      r->have_floor = TRUE;
+      r->h2d = fl.h2d_gbps;
+      r->d2h = fl.d2h_gbps;
+      r->duplex = fl.duplex_gbps;
+      r->d2d = fl.d2d_gbps;
+      g_strlcpy (r->device, fl.device, sizeof (r->device));
+    } else {
+      g_printerr ("note: no floor measured: %s\n", fl.device);
+    }
+  }
+#endif
+
+  for (i = 0; i < n_streams; i++) {
+    gint dev = o->devices[i % o->n_devices];
+    gint slot = device_slot (o, dev);
+    s[i] = stream_new (o, i, dev, caps, made[slot], ctxs[slot], cuda_mem);
+  }
+  for (i = 0; i < n_streams; i++)
+    if (gst_element_set_state (s[i]->pipe, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE) {
+      g_printerr ("could not start pipeline %u\n", i);
+      exit (1);
+    }
+
+  if (!g_str_equal (o->backend, "cpu")) {
+    gchar *bus_ids[MAX_DEV] = { NULL };
+#ifdef HAVE_CUDA
+    for (d = 0; d < o->n_devices; d++) {
+      gchar buf[64];
+      if (cv_bench_pci_bus_id (o->devices[d], buf, sizeof (buf)) == 0)
+        bus_ids[d] = g_strdup (buf);
+    }
+#endif
+    sampler = cv_nvml_sampler_start (o->n_devices,
+        (const gchar * const *) bus_ids, o->devices);
+    for (d = 0; d < o->n_devices; d++)
+      g_free (bus_ids[d]);
+  }
+  cpu0 = cpu_seconds ();
+  t0 = g_get_monotonic_time ();
+  for (i = 0; i < n_streams; i++) {
+    s[i]->deadline = t0 + (gint64) (o->seconds * 1e6);
+    s[i]->thread = g_thread_new ("push", push_thread, s[i]);
+  }
+  for (i = 0; i < n_streams; i++) {
+    GstMessage *eos;
+
+    g_thread_join (s[i]->thread);
+    eos = gst_bus_timed_pop_filtered (s[i]->bus, 120 * GST_SECOND,
+        GST_MESSAGE_EOS);
+    if (!eos) {
+      g_printerr ("stream %u: no EOS after 120 s\n", i);
+      exit (1);
+    }
+    gst_message_unref (eos);
+    total_pushed += s[i]->pushed;
+  }
+  t_end = g_get_monotonic_time ();
+  cpu1 = cpu_seconds ();
+  for (d = 0; d < MAX_DEV; d++)
+    r->nvml[d] = -1;
+  cv_nvml_sampler_stop (sampler, r->nvml);
+  r->cpu_us = (cpu1 - cpu0) * 1e6 / MAX (total_pushed, 1);
+  r->wall_s = (t_end - t0) / 1e6;
+
+  {
+    GstPad *p = gst_element_get_static_pad (s[0]->sink, "sink");
+    GstCaps *oc = gst_pad_get_current_caps (p);
+    GstVideoInfo oi;
+    GEnumValue *ev;
+    gint a;
+    GEnumClass *ec;
+
+    if (oc && gst_video_info_from_caps (&oi, oc))
+      r->out_bytes = GST_VIDEO_INFO_SIZE (&oi);
+    if (oc)
+      gst_caps_unref (oc);
+    gst_object_unref (p);
+    g_object_get (s[0]->el, "active-backend", &a, NULL);
+    ec = g_type_class_ref (g_type_from_name ("GstCudaVisionBackend"));
+    ev = g_enum_get_value (ec, a);
+    r->active = g_strdup (ev ? ev->value_nick : "?");
+    g_type_class_unref (ec);
+  }
+  for (i = 0; i < n_streams; i++)
+    gst_element_set_state (s[i]->pipe, GST_STATE_NULL);
+
+  /* --check: every stream got every frame, in order, with the output of
+   * the single-stream run */
+  if (o->check) {
+    for (i = 0; i < n_streams; i++) {
+      Stream *t = s[i];
+      if (t->out_frames != (guint) o->frames || t->pushed != (guint) o->frames) {
+        g_printerr ("CHECK FAILED: stream %u: %u frames pushed, %u reached "
+            "the sink, expected %d\n", i, t->pushed, t->out_frames, o->frames);
+        ok = FALSE;
+      }
+      if (t->pts_bad) {
+        g_printerr ("CHECK FAILED: stream %u: timestamps not increasing "
+            "from 0 (or a frame not mappable)\n", i);
+        ok = FALSE;
+      }
+      if (*ref_checksum == 0)
+        *ref_checksum = t->checksum;
+      else if (t->checksum != *ref_checksum) {
+        g_printerr ("CHECK FAILED: stream %u (device %d): output checksum "
+            "%016" G_GINT64_MODIFIER "x differs from the single-stream "
+            "run's %016" G_GINT64_MODIFIER "x\n", i, t->device, t->checksum,
+            *ref_checksum);
+        ok = FALSE;
+      }
+    }
+  }
+
+  /* statistics over each stream's frames after the warm-up (at most a
+   * quarter of its frames, for slow runs) */
+  for (i = 0; i < n_streams; i++)
+    lat_cap += s[i]->pushed;
+  lat = g_new (gdouble, MAX (lat_cap, 1));
+  {
+    Stats all = { 0 };
+    guint64 in_window = 0, dev_window[MAX_DEV] = { 0 };
+
+    for (i = 0; i < n_streams; i++) {
+      Stream *t = s[i];
+      guint w = MIN ((guint) o->warmup, t->pushed / 4), k, nf = 0;
+      gint64 first = 0, last = 0;
+
+      for (k = w; k < t->pushed && k < t->cap; k++) {
+        if (!t->t_out[k] || !t->t_in[k])
+          continue;
+        lat[n_lat++] = (t->t_out[k] - t->t_in[k]) / 1000.0;
+        if (!first)
+          first = t->t_out[k];
+        last = t->t_out[k];
+        nf++;
+      }
+      r->frames += nf;
+      if (nf >= 2)
+        r->stream_fps[i] = (nf - 1) * 1e6 / MAX (last - first, 1);
+      first_max = MAX (first_max, first);
+      last_min = MIN (last_min, last);
+      span_sum += last - first;
+      all.frames += t->st.frames;
+      all.up += t->st.up;
+      all.ker += t->st.ker;
+      all.down += t->st.down;
+      all.host_frames += t->st.host_frames;
+      all.submit += t->st.submit;
+      all.wait += t->st.wait;
+      all.finish += t->st.finish;
+      r->kbusy[device_slot (o, t->device)] += t->st.ker;
+    }
+    /* aggregate: the frames of all streams in the window where all of
+     * them ran (after the last one's warm-up, before the first one's
+     * end), per second; the sum of the streams' rates when that window is
+     * too short (under half a stream's mean span) */
+    if (last_min > first_max && (last_min - first_max) * 2 * (gint64)
+        n_streams >= span_sum) {
+      for (i = 0; i < n_streams; i++) {
+        guint k, c = 0;
+        for (k = 0; k < s[i]->pushed && k < s[i]->cap; k++)
+          if (s[i]->t_out[k] > first_max && s[i]->t_out[k] <= last_min)
+            c++;
+        in_window += c;
+        dev_window[device_slot (o, s[i]->device)] += c;
+      }
+      r->fps = in_window * 1e6 / (last_min - first_max);
+      for (d = 0; d < o->n_devices; d++)
+        r->dev_fps[d] = dev_window[d] * 1e6 / (last_min - first_max);
+    } else {
+      for (i = 0; i < n_streams; i++) {
+        r->fps += r->stream_fps[i];
+        r->dev_fps[device_slot (o, s[i]->device)] += r->stream_fps[i];
+      }
+    }
+    if (n_lat) {
+      gdouble sum = 0;
+      for (i = 0; i < n_lat; i++)
+        sum += lat[i];
+      qsort (lat, n_lat, sizeof (gdouble), cmp_double);
+      r->lat_mean = sum / n_lat;
+      r->lat_p99 = lat[(guint) floor (0.99 * (n_lat - 1))];
+    }
+    r->up = all.frames ? all.up / all.frames : -1;
+    r->ker = all.frames ? all.ker / all.frames : -1;
+    r->down = all.frames ? all.down / all.frames : -1;
+    r->submit = all.host_frames ? all.submit / all.host_frames : -1;
+    r->wait = all.host_frames ? all.wait / all.host_frames : -1;
+    r->finish = all.host_frames ? all.finish / all.host_frames : -1;
+    /* the kernels' busy share of the wall time, per device: > 100 % when
+     * kernels of several streams overlap */
+    for (d = 0; d < o->n_devices; d++)
+      r->kbusy[d] = all.frames && g_str_equal (r->active, "cuda") ?
+          r->kbusy[d] / (r->wall_s * 1e3) * 100 : -1;
+  }
+  g_free (lat);
+  for (i = 0; i < n_streams; i++)
+    stream_free (s[i]);
+  g_free (s);
+  return ok;
+}
+
+/* the floors of a run, derived */
+static void
+floors (const RunResult * r, gsize in_bytes, gsize out_bytes, gdouble f[5])
+{
+  gdouble h2d = in_bytes / (r->h2d * 1e9) * 1e3;
+  gdouble d2h = out_bytes / (r->d2h * 1e9) * 1e3;
+  gdouble duplex = (in_bytes + out_bytes) / (r->duplex * 1e9) * 1e3;
+
+  f[0] = h2d;
+  f[1] = d2h;
+  f[2] = MAX (MAX (h2d, d2h), duplex);  /* ms/frame, overlapped */
+  f[3] = 1e3 / f[2];            /* frames/s */
+  f[4] = (in_bytes + out_bytes) / (r->d2d * 1e9) * 1e6; /* kernel us */
+}
+
+static void
+json_mmm (GString * j, const gchar * key, const gdouble v[3])
+{
+  g_string_append_printf (j, "\"%s\": {\"median\": %.6g, \"min\": %.6g, "
+      "\"max\": %.6g}", key, v[0], v[1], v[2]);
+}
+
+static void
+json_str (GString * j, const gchar * key, const gchar * v)
+{
+  gchar *e = g_strescape (v ? v : "", NULL);
+  g_string_append_printf (j, "\"%s\": \"%s\"", key, e);
+  g_free (e);
+}
+
+/* the median / min / max over the runs of field at offset off */
+#define RUNS_MMM(field, out) G_STMT_START { \
+    for (k = 0; k < n_runs; k++) v[k] = runs[k].field; \
+    mmm (v, n_runs, out); } G_STMT_END
+
+static void
+report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
+    gboolean cuda_mem, gboolean pinned)
+{
+  gdouble *v = g_new (gdouble, MAX (n_runs * o->streams, 1));
+  gdouble fps[3], smin[3], smed[3], smax[3], lm[3], lp[3], up[3], ker[3],
+      down[3], sub[3], wai[3], fin[3], cpu[3], fl[3] = { -1, -1, -1 },
+      share[3] = { -1, -1, -1 }, dev[MAX_DEV][3], nv[MAX_DEV][3],
+      kb[MAX_DEV][3];
+  RunResult *r0 = &runs[0];
+  gsize out_bytes = r0->out_bytes;
+  const gchar *input = cuda_mem ? "cuda" : pinned ? "pinned" : "pageable";
+  guint k, i, d;
+  gboolean have_floor = TRUE;
+  GString *devs = g_string_new (NULL);
+
+  for (d = 0; d < o->n_devices; d++)
+    g_string_append_printf (devs, "%s%d", d ? "," : "", o->devices[d]);
+  RUNS_MMM (fps, fps);
+  RUNS_MMM (lat_mean, lm);
+  RUNS_MMM (lat_p99, lp);
+  RUNS_MMM (up, up);
+  RUNS_MMM (ker, ker);
+  RUNS_MMM (down, down);
+  RUNS_MMM (submit, sub);
+  RUNS_MMM (wait, wai);
+  RUNS_MMM (finish, fin);
+  RUNS_MMM (cpu_us, cpu);
+  for (d = 0; d < o->n_devices; d++) {
+    RUNS_MMM (dev_fps[d], dev[d]);
+    RUNS_MMM (nvml[d], nv[d]);
+    RUNS_MMM (kbusy[d], kb[d]);
+  }
+  /* per stream: min / median / max over the streams of each run, then
+   * the median of those over the runs */
+  {
+    gdouble *a = g_new (gdouble, o->streams), m[3];
+    gdouble *mins = g_new (gdouble, n_runs), *meds = g_new (gdouble, n_runs),
+        *maxs = g_new (gdouble, n_runs);
+    for (k = 0; k < n_runs; k++) {
+      memcpy (a, runs[k].stream_fps, o->streams * sizeof (gdouble));
+      mmm (a, o->streams, m);
+      meds[k] = m[0];
+      mins[k] = m[1];
+      maxs[k] = m[2];
+    }
+    mmm (mins, n_runs, smin);
+    mmm (meds, n_runs, smed);
+    mmm (maxs, n_runs, smax);
+    g_free (a);
+    g_free (mins);
+    g_free (meds);
+    g_free (maxs);
+  }
+  for (k = 0; k < n_runs; k++)
+    have_floor &= runs[k].have_floor;
+  if (have_floor) {
+    gdouble f[5];
+    /* each run against its own floor: the share of the PCIe floor */
+    for (k = 0; k < n_runs; k++) {
+      floors (&runs[k], in_bytes, out_bytes, f);
+      v[k] = f[3];
+    }
+    mmm (v, n_runs, fl);
+    for (k = 0; k < n_runs; k++) {
+      floors (&runs[k], in_bytes, out_bytes, f);
+      v[k] = runs[k].fps / f[3] * 100;
+    }
+    mmm (v, n_runs, share);
+  }
+
+  /* the human-readable block */
+  g_print ("\n== %s %s | %dx%d %s | %s input | depth %d | %d stream%s on "
+      "device%s %s | backend %s | wait %s | %u run%s\n", o->element,
+      o->props ? o->props : "", o->width, o->height, o->format, input,
+      o->depth, o->streams, o->streams == 1 ? "" : "s",
+      o->n_devices == 1 ? "" : "s", devs->str, r0->active,
+      o->wait_mode ? o->wait_mode : "default", n_runs, n_runs == 1 ? "" : "s");
+  g_print ("element      %s %s\n", o->element, o->props ? o->props : "");
+  g_print ("frame        %dx%d %s in (%" G_GSIZE_FORMAT " bytes), out %"
+      G_GSIZE_FORMAT " bytes\n", o->width, o->height, o->format, in_bytes,
+      out_bytes);
+  g_print ("backend      %s, pipeline-depth %d, %s input\n", r0->active,
+      o->depth, cuda_mem ? "CUDA-memory" : pinned ? "pinned" : "pageable");
+  g_print ("frames       %u (after warm-up, all streams, run 1)\n", r0->frames);
+  g_print ("%-24s %12s %12s %12s\n", "figure (over runs)", "median", "min",
+      "max");
+#define ROW(name, a, fmt) if ((a)[0] >= 0) \
+    g_print ("%-24s %12" fmt " %12" fmt " %12" fmt "\n", name, (a)[0], \
+        (a)[1], (a)[2])
+  ROW ("fps aggregate", fps, ".1f");
+  if (o->streams > 1) {
+    ROW ("fps per stream, min", smin, ".1f");
+    ROW ("fps per stream, median", smed, ".1f");
+    ROW ("fps per stream, max", smax, ".1f");
+  }
+  for (d = 0; o->n_devices > 1 && d < o->n_devices; d++) {
+    gchar *n = g_strdup_printf ("fps on device %d", o->devices[d]);
+    ROW (n, dev[d], ".1f");
+    g_free (n);
+  }
+  ROW ("latency mean (ms)", lm, ".3f");
+  ROW ("latency p99 (ms)", lp, ".3f");
+  ROW ("upload (ms)", up, ".4f");
+  ROW ("kernel (ms)", ker, ".4f");
+  ROW ("download (ms)", down, ".4f");
+  ROW ("host submit (us)", sub, ".1f");
+  ROW ("host wait (us)", wai, ".1f");
+  ROW ("host finish (us)", fin, ".1f");
+  ROW ("CPU time/frame (us)", cpu, ".1f");
+  for (d = 0; d < o->n_devices; d++) {
+    gchar *n = g_strdup_printf ("GPU %d util NVML (%%)", o->devices[d]);
+    ROW (n, nv[d], ".1f");
+    g_free (n);
+    n = g_strdup_printf ("GPU %d kernel busy (%%)", o->devices[d]);
+    ROW (n, kb[d], ".1f");
+    g_free (n);
+  }
+  ROW ("PCIe floor (fps)", fl, ".1f");
+  ROW ("share of PCIe floor (%)", share, ".1f");
+  g_print ("throughput   %.1f frames/s (%.3f ms/frame) aggregate, median of "
+      "%u\n", fps[0], 1e3 / fps[0], n_runs);
+  g_print ("latency      mean %.3f ms, p99 %.3f ms (in element, wall)\n",
+      lm[0], lp[0]);
+  g_print ("cpu          %.1f us process CPU time per frame (getrusage, all "
+      "threads, all streams)\n", cpu[0]);
+  if (ker[0] >= 0 && cuda_mem && o->streams == 1) {
+    gdouble per = 1e6 / fps[0];
+    if (o->depth == 1)
+      g_print ("overhead     %.1f us per frame in the element besides the "
+          "kernel (wall time per frame - kernel time, frames in CUDA "
+          "memory, synchronous)\n", per - 1e3 * ker[0]);
+    else
+      g_print ("per frame    %.1f us wall time with the kernel (%.1f us) "
+          "overlapped across %d frames in flight: %.1f us beyond the "
+          "kernel\n", per, 1e3 * ker[0], o->depth, per - 1e3 * ker[0]);
+  }
+  if (ker[0] >= 0 && cuda_mem && o->streams > 1)
+    g_print ("kernel rate  %.1f frames/s = 1 / kernel time: the aggregate "
+        "is %.1f %% of it\n", 1e3 / ker[0], fps[0] * ker[0] / 10);
+  if (ker[0] >= 0)
+    g_print ("stages       upload %.4f ms, kernel %.4f ms, download %.4f ms"
+        " (%s, mean per frame)\n", up[0], ker[0], down[0],
+        g_str_equal (r0->active, "cuda") ? "CUDA events" : "CPU wall clock");
+  if (sub[0] >= 0)
+    g_print ("host         submit %.1f us, wait %.1f us, finish %.1f us per "
+        "frame (the element's streaming thread, wall clock)\n", sub[0],
+        wai[0], fin[0]);
+  if (have_floor) {
+    gdouble f[5];
+    floors (r0, in_bytes, out_bytes, f);
+    g_print ("device       %s\n", r0->device);
+    g_print ("bandwidth    H2D %.1f GB/s, D2H %.1f GB/s, both at once %.1f "
+        "GB/s, device copy %.0f GB/s (read+write)\n", r0->h2d, r0->d2h,
+        r0->duplex, r0->d2d);
+    g_print ("floor        PCIe %.3f ms/frame serial (H2D %.3f + D2H %.3f), "
+        "%.3f ms overlapped (%.0f frames/s); kernel %.2f us (one read of "
+        "the input and one write of the output at device-copy bandwidth)\n",
+        f[0] + f[1], f[0], f[1], f[2], f[3], f[4]);
+  }
+  g_print ("RESULT element=%s format=%s size=%dx%d backend=%s depth=%d "
+      "input=%s streams=%d devices=%s repeat=%u fps=%.1f fps_min=%.1f "
+      "fps_max=%.1f lat_mean_ms=%.3f lat_p99_ms=%.3f kernel_ms=%.4f "
+      "cpu_us=%.1f pcie_share=%.1f\n", o->element, o->format, o->width,
+      o->height, r0->active, o->depth, input, o->streams, devs->str, n_runs,
+      fps[0], fps[1], fps[2], lm[0], lp[0], ker[0], cpu[0], share[0]);
+
+  if (o->json) {
+    GString *j = g_string_new ("{");
+    FILE *f;
+
+    json_str (j, "label", o->label);
+    g_string_append (j, ", ");
+    json_str (j, "element", o->element);
+    g_string_append (j, ", ");
+    json_str (j, "props", o->props);
+    g_string_append (j, ", ");
+    json_str (j, "format", o->format);
+    g_string_append_printf (j, ", \"width\": %d, \"height\": %d, ",
+        o->width, o->height);
+    json_str (j, "backend", r0->active);
+    g_string_append (j, ", ");
+    json_str (j, "input", input);
+    g_string_append_printf (j, ", \"depth\": %d, \"streams\": %d, "
+        "\"devices\": [%s], \"repeat\": %u, ", o->depth, o->streams,
+        devs->str, n_runs);
+    json_str (j, "wait_mode", o->wait_mode ? o->wait_mode : "default");
+    g_string_append_printf (j, ", \"post_stats\": %s, \"in_bytes\": %"
+        G_GSIZE_FORMAT ", \"out_bytes\": %" G_GSIZE_FORMAT ", ",
+        o->no_stats ? "false" : "true", in_bytes, out_bytes);
+    json_mmm (j, "fps", fps);
+    g_string_append (j, ", \"fps_runs\": [");
+    for (k = 0; k < n_runs; k++)
+      g_string_append_printf (j, "%s%.6g", k ? ", " : "", runs[k].fps);
+    g_string_append (j, "], ");
+    json_mmm (j, "stream_fps_min", smin);
+    g_string_append (j, ", ");
+    json_mmm (j, "stream_fps_median", smed);
+    g_string_append (j, ", ");
+    json_mmm (j, "stream_fps_max", smax);
+    g_string_append (j, ", \"device_fps\": {");
+    for (d = 0; d < o->n_devices; d++) {
+      gchar *n = g_strdup_printf ("%d", o->devices[d]);
+      g_string_append (j, d ? ", " : "");
+      json_mmm (j, n, dev[d]);
+      g_free (n);
+    }
+    g_string_append (j, "}, \"gpu_util_nvml_pct\": {");
+    for (d = 0; d < o->n_devices; d++) {
+      gchar *n = g_strdup_printf ("%d", o->devices[d]);
+      g_string_append (j, d ? ", " : "");
+      json_mmm (j, n, nv[d]);
+      g_free (n);
+    }
+    g_string_append (j, "}, \"kernel_busy_pct\": {");
+    for (d = 0; d < o->n_devices; d++) {
+      gchar *n = g_strdup_printf ("%d", o->devices[d]);
+      g_string_append (j, d ? ", " : "");
+      json_mmm (j, n, kb[d]);
+      g_free (n);
+    }
+    g_string_append (j, "}, ");
+    json_mmm (j, "lat_mean_ms", lm);
+    g_string_append (j, ", ");
+    json_mmm (j, "lat_p99_ms", lp);
+    g_string_append (j, ", ");
+    json_mmm (j, "upload_ms", up);
+    g_string_append (j, ", ");
+    json_mmm (j, "kernel_ms", ker);
+    g_string_append (j, ", ");
+    json_mmm (j, "download_ms", down);
+    g_string_append (j, ", ");
+    json_mmm (j, "host_submit_us", sub);
+    g_string_append (j, ", ");
+    json_mmm (j, "host_wait_us", wai);
+    g_string_append (j, ", ");
+    json_mmm (j, "host_finish_us", fin);
+    g_string_append (j, ", ");
+    json_mmm (j, "cpu_us_per_frame", cpu);
+    if (have_floor) {
+      gdouble f[5];
+      floors (r0, in_bytes, out_bytes, f);
+      g_string_append (j, ", ");
+      json_mmm (j, "pcie_floor_fps", fl);
+      g_string_append (j, ", ");
+      json_mmm (j, "pcie_floor_share_pct", share);
+      g_string_append_printf (j, ", \"floor_run1\": {\"h2d_gbps\": %.4g, "
+          "\"d2h_gbps\": %.4g, \"duplex_gbps\": %.4g, \"d2d_gbps\": %.4g, "
+          "\"kernel_floor_us\": %.4g}, ", r0->h2d, r0->d2h, r0->duplex,
+          r0->d2d, f[4]);
+      json_str (j, "device", r0->device);
+    }
+    g_string_append (j, "}\n");
+    f = fopen (o->json, "a");
+    if (!f || fputs (j->str, f) < 0) {
+      g_printerr ("could not append to %s\n", o->json);
+      exit (1);
+    }
+    fclose (f);
+    g_string_free (j, TRUE);
+  }
+  for (i = 0; i < n_runs; i++) {
+    g_free (runs[i].stream_fps);
+    g_free (runs[i].active);
+  }
+  g_string_free (devs, TRUE);
+  g_free (v);
+}
+
+static int
+kernel_only (const Opts * o, const gchar * kernel)
+{
+#ifdef HAVE_CUDA
+  double us = 0, bytes = 0;
+  char msg[512] = "";
+  CvBenchFloor fl = { 0 };
+  int iters = o->frames > 0 ? o->frames : 200;
+
+  if (cv_bench_measure_floor (o->devices[0], 256u << 20, 10, &fl) != 0
+      || cv_bench_kernel (kernel, o->format, o->width, o->height, iters, &us,
+          &bytes, msg, sizeof (msg)) != 0) {
+    g_printerr ("kernel benchmark failed: %s%s\n", msg, fl.device);
+    return 1;
+  }
+  g_print ("device       %s\n", fl.device);
+  g_print ("kernel       %s %s %dx%d: %.2f us per frame (graph of %d "
+      "launches, median of 5)\n", kernel, o->format, o->width, o->height, us,
+      iters);
+  g_print ("floor        %.2f us (%.0f bytes at the device-copy bandwidth "
+      "%.0f GB/s)\n", bytes / (fl.d2d_gbps * 1e9) * 1e6, bytes, fl.d2d_gbps);
+  g_print ("RESULT kernel=%s format=%s size=%dx%d us=%.2f floor_us=%.2f\n",
+      kernel, o->format, o->width, o->height, us,
+      bytes / (fl.d2d_gbps * 1e9) * 1e6);
+  if (o->json) {
+    FILE *f = fopen (o->json, "a");
+    if (!f) {
+      g_printerr ("could not append to %s\n", o->json);
+      return 1;
+    }
+    fprintf (f, "{\"label\": \"%s\", \"kernel\": \"%s\", \"format\": \"%s\", "
+        "\"width\": %d, \"height\": %d, \"kernel_us\": %.4g, "
+        "\"kernel_floor_us\": %.4g}\n", o->label ? o->label : "", kernel,
+        o->format, o->width, o->height, us, bytes / (fl.d2d_gbps * 1e9) * 1e6);
+    fclose (f);
+  }
+  return 0;
+#else
+  g_printerr ("built without CUDA: no kernel benchmark\n");
+  return 1;
+#endif
+}
+
+static void
+opts_clear (Opts * o)
+{
+  g_free (o->element);
+  g_free (o->props);
+  g_free (o->format);
+  g_free (o->backend);
+  g_free (o->input);
+  g_free (o->devices_arg);
+  g_free (o->wait_mode);
+  g_free (o->json);
+  g_free (o->label);
+}
+
+static gboolean
+parse_devices (Opts * o)
+{
+  gchar **parts;
+  guint i;
+
+  o->n_devices = 1;
+  o->devices[0] = 0;
+  if (!o->devices_arg)
+    return TRUE;
+  o->set_device = TRUE;
+  parts = g_strsplit (o->devices_arg, ",", -1);
+  o->n_devices = 0;
+  for (i = 0; parts[i]; i++) {
+    gchar *end;
+    gint64 v = g_ascii_strtoll (parts[i], &end, 10);
+    guint k;
+
+    if (*end || end == parts[i] || v < 0 || v > 64 || o->n_devices == MAX_DEV)
+      break;
+    for (k = 0; k < o->n_devices; k++)
+      if (o->devices[k] == v)
+        break;
+    if (k < o->n_devices)
+      break;
+    o->devices[o->n_devices++] = (gint) v;
+  }
+  i = parts[i] == NULL;
+  g_strfreev (parts);
+  return i && o->n_devices > 0;
+}
+
 int
 main (int argc, char **argv)
 {
-  gchar *element = g_strdup ("cudasobel"), *props = NULL;
-  gchar *format = g_strdup ("GRAY8"), *backend = g_strdup ("auto");
-  gchar *input = g_strdup ("pinned");
-  gboolean cuda_mem;
-  gint width = 1920, height = 1080, depth = 2, frames = 0, warmup = 20;
-  gdouble seconds = 3.0;
-  gboolean no_floor = FALSE;
+  Opts o = { 0 };
   gchar *kernel = NULL;
   GOptionEntry entries[] = {
-    {"element", 'e', 0, G_OPTION_ARG_STRING, &element,
+    {"element", 'e', 0, G_OPTION_ARG_STRING, &o.element,
         "Element factory (default cudasobel)", "NAME"},
-    {"props", 'p', 0, G_OPTION_ARG_STRING, &props,
+    {"props", 'p', 0, G_OPTION_ARG_STRING, &o.props,
         "Element properties, gst-launch syntax: \"threshold=20 ...\"", "PROPS"},
-    {"width", 'w', 0, G_OPTION_ARG_INT, &width, "Frame width (1920)", "PX"},
-    {"height", 'h', 0, G_OPTION_ARG_INT, &height, "Frame height (1080)", "PX"},
-    {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
+    {"width", 'w', 0, G_OPTION_ARG_INT, &o.width, "Frame width (1920)", "PX"},
+    {"height", 'h', 0, G_OPTION_ARG_INT, &o.height, "Frame height (1080)",
+        "PX"},
+    {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format,
         "Input video format (GRAY8)", "FMT"},
-    {"backend", 'b', 0, G_OPTION_ARG_STRING, &backend,
+    {"backend", 'b', 0, G_OPTION_ARG_STRING, &o.backend,
         "auto, cuda or cpu (auto)", "B"},
-    {"depth", 'd', 0, G_OPTION_ARG_INT, &depth, "pipeline-depth 1..4 (2)",
+    {"depth", 'd', 0, G_OPTION_ARG_INT, &o.depth, "pipeline-depth 1..4 (2)",
         "N"},
-    {"input", 'i', 0, G_OPTION_ARG_STRING, &input,
+    {"input", 'i', 0, G_OPTION_ARG_STRING, &o.input,
         "Input frames in 'pinned' (the plugin's allocator), 'pageable' "
           "or 'cuda' memory (frames made on the GPU, memory:CUDAMemory caps "
           "in and out: no PCIe in the loop) (pinned)", "MEM"},
-    {"frames", 'n', 0, G_OPTION_ARG_INT, &frames,
-        "Frames to push (default: as many as fit in --seconds)", "N"},
-    {"seconds", 's', 0, G_OPTION_ARG_DOUBLE, &seconds,
+    {"frames", 'n', 0, G_OPTION_ARG_INT, &o.frames,
+        "Frames to push into each stream (default: as many as fit in "
+          "--seconds)", "N"},
+    {"seconds", 's', 0, G_OPTION_ARG_DOUBLE, &o.seconds,
         "Approximate run time when --frames is not given (3)", "S"},
-    {"warmup", 0, 0, G_OPTION_ARG_INT, &warmup,
-        "Frames left out of the statistics (20)", "N"},
-    {"no-floor", 0, 0, G_OPTION_ARG_NONE, &no_floor,
+    {"warmup", 0, 0, G_OPTION_ARG_INT, &o.warmup,
+        "Frames of each stream left out of the statistics (20)", "N"},
+    {"streams", 'S', 0, G_OPTION_ARG_INT, &o.streams,
+        "N independent pipelines in this process, each fed by its own "
+          "appsrc and thread, started together; fps is then the aggregate, "
+          "with min / median / max over the streams (1)", "N"},
+    {"devices", 'D', 0, G_OPTION_ARG_STRING, &o.devices_arg,
+        "CUDA devices to spread the streams over, round-robin: \"0,1\" "
+          "(sets device-id; default: the element's default device)", "LIST"},
+    {"repeat", 'r', 0, G_OPTION_ARG_INT, &o.repeat,
+        "Runs of the case; every figure is the median over them, with min "
+          "and max, each run measured beside its own floor (1; 5 for "
+          "figures)", "R"},
+    {"json", 'j', 0, G_OPTION_ARG_FILENAME, &o.json,
+        "Append the case's figures as one JSON object (one line) to FILE "
+          "(tests/bench/plots.py reads them)", "FILE"},
+    {"label", 0, 0, G_OPTION_ARG_STRING, &o.label,
+        "A name for the case in the JSON output", "TEXT"},
+    {"wait-mode", 0, 0, G_OPTION_ARG_STRING, &o.wait_mode,
+        "The element's wait-mode: block, spin or spin-then-block (the "
+          "element's default)", "MODE"},
+    {"no-stats", 0, 0, G_OPTION_ARG_NONE, &o.no_stats,
+        "post-stats=false: no CUDA-event timings (no kernel/stage figures), "
+          "to measure what the timing costs", NULL},
+    {"check", 0, 0, G_OPTION_ARG_NONE, &o.check,
+        "With --frames: run one stream, then the case, and fail (exit 1) "
+          "unless every stream delivered exactly --frames frames with "
+          "increasing timestamps and the single-stream run's output "
+          "(checksum of the visible bytes)", NULL},
+    {"no-floor", 0, 0, G_OPTION_ARG_NONE, &o.no_floor,
         "Do not measure the PCIe / device-memory floor", NULL},
     {"kernel", 'k', 0, G_OPTION_ARG_STRING, &kernel,
         "Time only the CUDA kernel NAME (sobel, sobel-old, sobel-r2, sobel-r4, sobel-r8, sobel-r16, sobel5, sobel7, canny, "
           "canny-noise, convolve-blur, convolve-edge, "
-          "convolve-blur-edge, convolve-custom15, convolve-custom31) on device-resident frames, "
-          "launched back to back from a CUDA graph; no GStreamer", "NAME"},
+          "convolve-blur-edge, convolve-custom15, convolve-custom31) on "
+          "device-resident frames, launched back to back from a CUDA graph; "
+          "no GStreamer", "NAME"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- gst-cuda-vision benchmark");
   GError *err = NULL;
   GstVideoInfo info;
-  GstElement *pipe, *src, *el, *sink;
   GstAllocator *pinned = NULL;
-  GstBuffer *made[4];
+  GstBuffer *made_all[MAX_DEV][4], **made[MAX_DEV] = { NULL };
+  GstContext *ctxs[MAX_DEV] = { NULL };
   GRand *rand;
-  gchar *desc;
-  Times t = { 0 };
-  GstBus *bus;
-  Stats st = { 0 };
-  guint pushed = 0, i, n_lat = 0;
-  gdouble *lat, fps = 0, lat_mean = 0;
-  GstMessage *eos;
-  gint64 t0;
-  gchar *active = NULL;
-  gsize in_bytes, out_bytes = 0;
+  gboolean cuda_mem, ok = TRUE;
+  gsize in_bytes;
   GstCaps *caps;
+  RunResult *runs;
+  guint i, d;
+  guint64 ref = 0;
 
+  o.width = 1920;
+  o.height = 1080;
+  o.depth = 2;
+  o.warmup = 20;
+  o.seconds = 3.0;
+  o.streams = 1;
+  o.repeat = 1;
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_group (ctx, gst_init_get_option_group ());
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
@@ -180,156 +1133,128 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
   gst_init (&argc, &argv);
+  /* the defaults of the strings (set here: GOption does not free a
+   * default it replaces) */
+  if (!o.element)
+    o.element = g_strdup ("cudasobel");
+  if (!o.format)
+    o.format = g_strdup ("GRAY8");
+  if (!o.backend)
+    o.backend = g_strdup ("auto");
+  if (!o.input)
+    o.input = g_strdup ("pinned");
+  if (!parse_devices (&o)) {
+    g_printerr ("--devices: a comma-separated list of distinct device "
+        "ordinals, e.g. 0,1\n");
+    return 2;
+  }
+  if (o.streams < 1 || o.streams > 1024 || o.repeat < 1 || o.repeat > 100) {
+    g_printerr ("--streams 1..1024, --repeat 1..100\n");
+    return 2;
+  }
+  if (o.check && o.frames <= 0) {
+    g_printerr ("--check needs --frames\n");
+    return 2;
+  }
 
   if (kernel) {
-#ifdef HAVE_CUDA
-    double us = 0, bytes = 0;
-    char msg[512] = "";
-    CvBenchFloor fl = { 0 };
-    int iters = frames > 0 ? frames : 200;
-
-    if (cv_bench_measure_floor (0, 256u << 20, 10, &fl) != 0
-        || cv_bench_kernel (kernel, format, width, height, iters, &us, &bytes,
-            msg, sizeof (msg)) != 0) {
-      g_printerr ("kernel benchmark failed: %s%s\n", msg, fl.device);
-      return 1;
-    }
-    g_print ("device       %s\n", fl.device);
-    g_print ("kernel       %s %s %dx%d: %.2f us per frame (graph of %d "
-        "launches, median of 5)\n", kernel, format, width, height, us, iters);
-    g_print ("floor        %.2f us (%.0f bytes at the device-copy bandwidth "
-        "%.0f GB/s)\n", bytes / (fl.d2d_gbps * 1e9) * 1e6, bytes, fl.d2d_gbps);
-    g_print ("RESULT kernel=%s format=%s size=%dx%d us=%.2f floor_us=%.2f\n",
-        kernel, format, width, height, us, bytes / (fl.d2d_gbps * 1e9) * 1e6);
-    return 0;
-#else
-    g_printerr ("built without CUDA: no kernel benchmark\n");
-    return 1;
-#endif
+    int rc = kernel_only (&o, kernel);
+    g_free (kernel);
+    opts_clear (&o);
+    return rc;
   }
 
   if (!gst_video_info_set_format (&info,
-          gst_video_format_from_string (format), width, height)
+          gst_video_format_from_string (o.format), o.width, o.height)
       || GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_UNKNOWN) {
     g_printerr ("bad format or size\n");
     return 2;
   }
-  gst_video_info_set_format (&info, gst_video_format_from_string (format),
-      width, height);
   info.fps_n = 30;
   info.fps_d = 1;
   in_bytes = GST_VIDEO_INFO_SIZE (&info);
-
-  cuda_mem = g_str_equal (input, "cuda");
-  desc = g_strdup_printf ("appsrc name=src format=time max-buffers=2 block=true"
-      " ! %s name=el %s ! %s ! fakesink name=sink sync=false", element,
-      props ? props : "", cuda_mem ? "video/x-raw(memory:CUDAMemory)" :
-      "video/x-raw");
-  pipe = gst_parse_launch (desc, &err);
-  g_free (desc);
-  if (!pipe) {
-    g_printerr ("pipeline: %s\n", err ? err->message : "?");
-    return 2;
+  cuda_mem = g_str_equal (o.input, "cuda");
+#ifdef HAVE_CUDA
+  if (o.check && g_str_equal (o.backend, "cuda")) {
+    gint n = cv_bench_device_count ();
+    for (d = 0; d < o.n_devices; d++)
+      if (o.devices[d] >= n) {
+        g_print ("SKIP: no CUDA device %d (%d found)\n", o.devices[d], n);
+        return 77;
+      }
   }
-  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  el = gst_bin_get_by_name (GST_BIN (pipe), "el");
-  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  gst_util_set_object_arg (G_OBJECT (el), "backend", backend);
-  g_object_set (el, "pipeline-depth", (guint) depth, "post-stats", TRUE, NULL);
+#else
+  if (o.check && g_str_equal (o.backend, "cuda")) {
+    g_print ("SKIP: built without CUDA\n");
+    return 77;
+  }
+#endif
   caps = gst_video_info_to_caps (&info);
-  if (cuda_mem) {
-    GstCaps *any_cuda =
-        gst_caps_from_string ("video/x-raw(memory:CUDAMemory)");
-    const gchar *pads[] = { "sink", "src" };
-    guint k;
-
+  if (cuda_mem)
     gst_caps_set_features (caps, 0,
         gst_caps_features_new ("memory:CUDAMemory", NULL));
-    /* the element's templates list the formats it takes and gives in CUDA
-     * memory (those gstreamer-cuda's allocator can lay out); asking that
-     * allocator for another one aborts inside gstreamer-cuda */
-    for (k = 0; k < G_N_ELEMENTS (pads); k++) {
-      GstPad *pad = gst_element_get_static_pad (el, pads[k]);
-      GstCaps *tmpl = gst_pad_get_pad_template_caps (pad);
-      gboolean any = gst_caps_can_intersect (tmpl, any_cuda);
-      gboolean ok = k == 0 ? gst_caps_can_intersect (tmpl, caps) : any;
 
-      gst_caps_unref (tmpl);
-      gst_object_unref (pad);
-      if (!any) {
-        g_printerr ("%s has no CUDA memory on its %s pad (plugin built "
-            "without gstreamer-cuda?): use --input pinned\n", element,
-            pads[k]);
-        return 2;
-      }
-      if (!ok) {
-        g_printerr ("%s does not take %s frames in CUDA memory "
-            "(gstreamer-cuda has no layout for them): use --input pinned\n",
-            element, format);
-        return 2;
-      }
-    }
-    gst_caps_unref (any_cuda);
-  }
-  g_object_set (src, "caps", caps, NULL);
-
-  /* the frames: 4 distinct random ones, reused */
-  if (g_str_equal (input, "pinned")) {
+  /* the frames: 4 distinct random ones, reused (the same in every stream;
+   * in CUDA memory: one set per device, in a context per device shared
+   * with that device's elements) */
+  if (g_str_equal (o.input, "pinned")) {
     pinned = gst_allocator_find ("CudaVisionPinned");
     if (!pinned)
       g_printerr ("note: no pinned allocator (built without CUDA): pageable "
           "input\n");
   }
-  rand = g_rand_new_with_seed (1);
 #ifdef HAVE_GST_CUDA
-  if (cuda_mem) {
-    /* frames in CUDA memory of a context shared with the element */
-    GstCudaContext *ctx;
-    GstContext *gctx;
+  for (d = 0; cuda_mem && d < o.n_devices; d++) {
+    GstCudaContext *cctx;
     GstAllocator *alloc;
 
-    if (!gst_cuda_load_library () || !(ctx = gst_cuda_context_new (0))) {
-      g_printerr ("no CUDA context: cannot run with --input cuda\n");
+    if (!gst_cuda_load_library ()
+        || !(cctx = gst_cuda_context_new (o.devices[d]))) {
+      g_printerr ("no CUDA context on device %d: cannot run with --input "
+          "cuda\n", o.devices[d]);
       return 1;
     }
-    gctx = gst_context_new_cuda_context (ctx);
-    gst_element_set_context (pipe, gctx);
-    gst_context_unref (gctx);
+    ctxs[d] = gst_context_new_cuda_context (cctx);
     gst_cuda_memory_init_once ();
     alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+    rand = g_rand_new_with_seed (1);
     for (i = 0; i < 4; i++) {
       GstVideoFrame f;
       guint p;
       GstMemory *mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc),
-          ctx, &info);
+          cctx, &info);
       GstCudaMemory *cmem = (GstCudaMemory *) mem;
+      GstBuffer *b;
 
       if (!mem) {
-        g_printerr ("could not allocate CUDA memory for %s\n", format);
+        g_printerr ("could not allocate CUDA memory for %s\n", o.format);
         return 1;
       }
-      made[i] = gst_buffer_new ();
-      gst_buffer_append_memory (made[i], mem);
+      b = made_all[d][i] = gst_buffer_new ();
+      gst_buffer_append_memory (b, mem);
       /* the pitched layout of the CUDA memory */
-      gst_buffer_add_video_meta_full (made[i], GST_VIDEO_FRAME_FLAG_NONE,
-          GST_VIDEO_INFO_FORMAT (&info), width, height,
+      gst_buffer_add_video_meta_full (b, GST_VIDEO_FRAME_FLAG_NONE,
+          GST_VIDEO_INFO_FORMAT (&info), o.width, o.height,
           GST_VIDEO_INFO_N_PLANES (&info), cmem->info.offset,
           cmem->info.stride);
-      /* random data written on the host, uploaded once here */
-      gst_video_frame_map (&f, &info, made[i], GST_MAP_WRITE);
+      /* random data written on the host, uploaded once here (the visible
+       * bytes the same on every device) */
+      gst_video_frame_map (&f, &info, b, GST_MAP_WRITE);
       for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
-        guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&f, p);
+        guint8 *dd = GST_VIDEO_FRAME_PLANE_DATA (&f, p);
         gsize k, n = (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&f, p) *
             GST_VIDEO_FRAME_COMP_HEIGHT (&f, p ? 1 : 0);
         for (k = 0; k < n; k++)
-          d[k] = g_rand_int_range (rand, 0, 256);
+          dd[k] = g_rand_int_range (rand, 0, 256);
       }
       gst_video_frame_unmap (&f);
-      gst_video_frame_map (&f, &info, made[i], GST_MAP_READ | GST_MAP_CUDA);
+      gst_video_frame_map (&f, &info, b, GST_MAP_READ | GST_MAP_CUDA);
       gst_video_frame_unmap (&f);
     }
+    g_rand_free (rand);
+    made[d] = made_all[d];
     gst_object_unref (alloc);
-    gst_object_unref (ctx);
+    gst_object_unref (cctx);
   }
 #else
   if (cuda_mem) {
@@ -337,192 +1262,76 @@ main (int argc, char **argv)
     return 1;
   }
 #endif
+  rand = g_rand_new_with_seed (1);
   for (i = 0; i < 4 && !cuda_mem; i++) {
     GstMapInfo map;
     gsize k;
-    made[i] = gst_buffer_new_allocate (pinned, in_bytes, NULL);
-    if (!made[i] && pinned) {
+    made_all[0][i] = gst_buffer_new_allocate (pinned, in_bytes, NULL);
+    if (!made_all[0][i] && pinned) {
       g_printerr ("note: pinned allocation failed (no usable GPU?): pageable "
           "input\n");
       gst_clear_object (&pinned);
-      made[i] = gst_buffer_new_allocate (NULL, in_bytes, NULL);
+      made_all[0][i] = gst_buffer_new_allocate (NULL, in_bytes, NULL);
     }
-    if (!made[i]) {
-      g_printerr ("could not allocate input frames (%s memory)\n", input);
+    if (!made_all[0][i]) {
+      g_printerr ("could not allocate input frames (%s memory)\n", o.input);
       return 1;
     }
-    gst_buffer_map (made[i], &map, GST_MAP_WRITE);
+    gst_buffer_map (made_all[0][i], &map, GST_MAP_WRITE);
     for (k = 0; k + 4 <= map.size; k += 4) {
       guint32 v = g_rand_int (rand);
       memcpy (map.data + k, &v, 4);
     }
-    gst_buffer_unmap (made[i], &map);
+    gst_buffer_unmap (made_all[0][i], &map);
   }
   g_rand_free (rand);
-  gst_caps_unref (caps);
+  /* host frames (pinned memory is portable): the same for every device */
+  for (d = 0; !cuda_mem && d < o.n_devices; d++)
+    made[d] = made_all[0];
 
-  /* GPU floors first, so that the element runs on a warm device */
-  {
-#ifdef HAVE_CUDA
-    CvBenchFloor fl = { 0 };
-    if (!no_floor && !g_str_equal (backend, "cpu")) {
-      if (cv_bench_measure_floor (0, 256u << 20, 10, &fl) == 0) {
-        g_object_set_data_full (G_OBJECT (pipe), "floor",
-            g_memdup2 (&fl, sizeof (fl)), g_free);
-      } else {
-        g_printerr ("note: no floor measured: %s\n", fl.device);
-      }
-    }
-#endif
-  }
+  if (o.check) {
+    /* the reference: one stream on the first device */
+    Opts one = o;
+    RunResult r;
 
-  g_mutex_init (&st.lock);
-  bus = gst_element_get_bus (pipe);
-  gst_bus_set_sync_handler (bus, bus_sync, &st, NULL);
-  if (gst_element_set_state (pipe, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE) {
-    g_printerr ("could not start the pipeline\n");
-    return 1;
+    one.streams = 1;
+    one.n_devices = 1;
+    one.no_floor = TRUE;
+    if (!run_once (&one, 1, caps, made, ctxs, cuda_mem, &r, &ref))
+      ok = FALSE;
+    g_print ("check: single-stream run: %u frames, checksum %016"
+        G_GINT64_MODIFIER "x\n", (guint) o.frames, ref);
+    g_free (r.stream_fps);
+    g_free (r.active);
   }
-
-  /* frame count: as given, or measured over a short first run */
-  t.dur = GST_SECOND / 30;
-  t.n = frames > 0 ? (guint) frames : 1000000;
-  t.t_in = g_new0 (gint64, t.n);
-  t.t_out = g_new0 (gint64, t.n);
-  {
-    GstPad *p = gst_element_get_static_pad (el, "sink");
-    g_object_set_data (G_OBJECT (p), "in", GINT_TO_POINTER (1));
-    gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, probe_cb, &t, NULL);
-    gst_object_unref (p);
-    p = gst_element_get_static_pad (sink, "sink");
-    gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, probe_cb, &t, NULL);
-    gst_object_unref (p);
-  }
-
-  t0 = g_get_monotonic_time ();
-  while (pushed < t.n) {
-    GstBuffer *b = gst_buffer_copy (made[pushed % 4]);  /* shares memory */
-
-    GST_BUFFER_PTS (b) = pushed * t.dur;
-    GST_BUFFER_DURATION (b) = t.dur;
-    if (gst_app_src_push_buffer (GST_APP_SRC (src), b) != GST_FLOW_OK)
-      break;
-    pushed++;
-    if (frames <= 0 && g_get_monotonic_time () - t0 > seconds * 1e6)
-      break;
-  }
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  eos = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND, GST_MESSAGE_EOS);
-  if (!eos) {
-    g_printerr ("no EOS after 120 s\n");
-    return 1;
-  }
-  gst_message_unref (eos);
-  {
-    GstPad *p = gst_element_get_static_pad (sink, "sink");
-    GstCaps *oc = gst_pad_get_current_caps (p);
-    GstVideoInfo oi;
-    if (oc && gst_video_info_from_caps (&oi, oc))
-      out_bytes = GST_VIDEO_INFO_SIZE (&oi);
-    if (oc)
-      gst_caps_unref (oc);
-    gst_object_unref (p);
-  }
-  {
-    GEnumValue *ev;
-    gint a;
-    GEnumClass *ec;
-    g_object_get (el, "active-backend", &a, NULL);
-    ec = g_type_class_ref (g_type_from_name ("GstCudaVisionBackend"));
-    ev = g_enum_get_value (ec, a);
-    active = g_strdup (ev ? ev->value_nick : "?");
-    g_type_class_unref (ec);
-  }
-  gst_element_set_state (pipe, GST_STATE_NULL);
-
-  /* statistics over the frames after the warm-up (at most a quarter of
-   * the frames, for slow runs) */
-  warmup = MIN ((guint) warmup, pushed / 4);
-  lat = g_new (gdouble, pushed);
-  {
-    gint64 first = 0, last = 0;
-    guint nf = 0;
-    gdouble sum = 0;
-    for (i = warmup; i < pushed; i++) {
-      if (!t.t_out[i] || !t.t_in[i])
-        continue;
-      lat[n_lat++] = (t.t_out[i] - t.t_in[i]) / 1000.0;
-      sum += lat[n_lat - 1];
-      if (!first)
-        first = t.t_out[i];
-      last = t.t_out[i];
-      nf++;
-    }
-    if (nf < 2) {
-      g_printerr ("too few frames (%u) after the warm-up\n", nf);
+  runs = g_new0 (RunResult, o.repeat);
+  for (i = 0; i < (guint) o.repeat; i++) {
+    RunResult *r = &runs[i];
+    if (!run_once (&o, o.streams, caps, made, ctxs, cuda_mem, r, &ref))
+      ok = FALSE;
+    g_print ("run %u/%d: %.1f frames/s aggregate over %d stream%s, %.1f us "
+        "CPU/frame, %.2f s\n", i + 1, o.repeat, r->fps, o.streams,
+        o.streams == 1 ? "" : "s", r->cpu_us, r->wall_s);
+    if (r->frames < 2 && !o.check) {
+      g_printerr ("too few frames (%u) after the warm-up\n", r->frames);
       return 1;
     }
-    qsort (lat, n_lat, sizeof (gdouble), cmp_double);
-    g_print ("element      %s %s\n", element, props ? props : "");
-    g_print ("frame        %dx%d %s in (%" G_GSIZE_FORMAT " bytes), out %"
-        G_GSIZE_FORMAT " bytes\n", width, height, format, in_bytes, out_bytes);
-    g_print ("backend      %s, pipeline-depth %d, %s input\n", active, depth,
-        cuda_mem ? "CUDA-memory" : pinned ? "pinned" : "pageable");
-    g_print ("frames       %u (%u after warm-up)\n", pushed, nf);
-    fps = (nf - 1) * 1e6 / (last - first);
-    g_print ("throughput   %.1f frames/s (%.3f ms/frame)\n", fps, 1e3 / fps);
-    lat_mean = sum / nf;
-    g_print ("latency      mean %.3f ms, p99 %.3f ms (in element, wall)\n",
-        lat_mean, lat[(guint) floor (0.99 * (n_lat - 1))]);
-    if (st.frames && cuda_mem && depth == 1)
-      g_print ("overhead     %.1f us per frame in the element besides the "
-          "kernel (wall time per frame - kernel time, frames in CUDA "
-          "memory, synchronous)\n", 1e6 / fps - 1e3 * st.ker / st.frames);
-    else if (st.frames && cuda_mem)
-      g_print ("per frame    %.1f us wall time with the kernel (%.1f us) "
-          "overlapped across %d frames in flight\n", 1e6 / fps,
-          1e3 * st.ker / st.frames, depth);
-    if (st.frames)
-      g_print ("stages       upload %.4f ms, kernel %.4f ms, download %.4f ms"
-          " (%s, mean of %u frames)\n", st.up / st.frames,
-          st.ker / st.frames, st.down / st.frames,
-          g_str_equal (active, "cuda") ? "CUDA events" : "CPU wall clock",
-          st.frames);
   }
-#ifdef HAVE_CUDA
-  {
-    CvBenchFloor *fl = g_object_get_data (G_OBJECT (pipe), "floor");
-    if (fl) {
-      double h2d = in_bytes / (fl->h2d_gbps * 1e9) * 1e3;
-      double d2h = out_bytes / (fl->d2h_gbps * 1e9) * 1e3;
-      double duplex = (in_bytes + out_bytes) / (fl->duplex_gbps * 1e9) * 1e3;
-      double dev = (in_bytes + out_bytes) / (fl->d2d_gbps * 1e9) * 1e6;
-      g_print ("device       %s\n", fl->device);
-      g_print ("bandwidth    H2D %.1f GB/s, D2H %.1f GB/s, both at once %.1f "
-          "GB/s, device copy %.0f GB/s (read+write)\n", fl->h2d_gbps,
-          fl->d2h_gbps, fl->duplex_gbps, fl->d2d_gbps);
-      g_print ("floor        PCIe %.3f ms/frame serial (H2D %.3f + D2H %.3f), "
-          "%.3f ms overlapped (%.0f frames/s); kernel %.2f us (one read of "
-          "the input and one write of the output at device-copy bandwidth)\n",
-          h2d + d2h, h2d, d2h, MAX (MAX (h2d, d2h), duplex),
-          1e3 / MAX (MAX (h2d, d2h), duplex), dev);
-    }
-  }
-#endif
-  g_print ("RESULT element=%s format=%s size=%dx%d backend=%s depth=%d input=%s"
-      " fps=%.1f lat_mean_ms=%.3f lat_p99_ms=%.3f kernel_ms=%.4f\n", element,
-      format, width, height, active, depth,
-      cuda_mem ? "cuda" : pinned ? "pinned" : "pageable",
-      fps, lat_mean, lat[(guint) floor (0.99 * (n_lat - 1))],
-      st.frames ? st.ker / st.frames : -1.0);
-  for (i = 0; i < 4; i++)
-    gst_buffer_unref (made[i]);
-  gst_object_unref (bus);
-  gst_object_unref (src);
-  gst_object_unref (el);
-  gst_object_unref (sink);
-  gst_object_unref (pipe);
-  g_free (lat);
-  return 0;
+  report (&o, runs, o.repeat, in_bytes, cuda_mem, pinned != NULL);
+  if (o.check)
+    g_print ("check: %s: %d stream%s x %d frames, %d run%s\n",
+        ok ? "OK" : "FAILED", o.streams, o.streams == 1 ? "" : "s", o.frames,
+        o.repeat, o.repeat == 1 ? "" : "s");
+
+  for (d = 0; d < MAX_DEV; d++)
+    if (ctxs[d])
+      gst_context_unref (ctxs[d]);
+  for (d = 0; d < (cuda_mem ? o.n_devices : 1); d++)
+    for (i = 0; i < 4; i++)
+      gst_buffer_unref (made_all[d][i]);
+  gst_caps_unref (caps);
+  gst_clear_object (&pinned);
+  g_free (runs);
+  opts_clear (&o);
+  return ok ? 0 : 1;
 }

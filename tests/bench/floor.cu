@@ -92,3 +92,25 @@ cv_bench_measure_floor (int device, size_t bytes, int reps, CvBenchFloor * out)
   cudaEventDestroy (c);
   return 0;
 }
+
+extern "C" int
+cv_bench_device_count (void)
+{
+  int n = 0;
+
+  if (cudaGetDeviceCount (&n) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return 0;
+  }
+  return n;
+}
+
+extern "C" int
+cv_bench_pci_bus_id (int device, char *buf, int len)
+{
+  if (cudaDeviceGetPCIBusId (buf, len, device) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return -1;
+  }
+  return 0;
+}

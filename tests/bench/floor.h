@@ -22,6 +22,12 @@ typedef struct
 int cv_bench_measure_floor (int device, size_t bytes, int reps,
     CvBenchFloor * out);
 
+/* CUDA devices visible (0 without a driver or device). */
+int cv_bench_device_count (void);
+
+/* The PCI bus id of a CUDA device ("0000:3b:00.0"), for NVML; 0 or -1. */
+int cv_bench_pci_bus_id (int device, char *buf, int len);
+
 #ifdef __cplusplus
 }
 #endif
