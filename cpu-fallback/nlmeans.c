@@ -84,8 +84,8 @@ typedef struct
   int uniform;                  /* running box sums (see the top) */
   int nt, tc;                   /* frames of the window, the centre's index */
   const float *pad[CV_NLMEANS_MAX_TEMPORAL][3]; /* pixel (x, y) of channel k
-                                 * of frame t at pad[t][k][y * pw + x]: padded
-                                 * planes, see MARGIN_X and MARGIN_Y */
+                                                 * of frame t at pad[t][k][y * pw + x]: padded
+                                                 * planes, see MARGIN_X and MARGIN_Y */
   CvNlMeansConstants k;
   int rx, ry;                   /* search half-widths */
   const CvExec *exec;           /* polled once per row of offsets */
@@ -536,15 +536,13 @@ nlmeans_create (const void *info, void **op)
  * plane 0 with h, the chroma with h_color (or copied) */
 static int
 denoise_window (const CvNlMeansInfo * info, const CvPlane * const *frames,
-    int n, int c, CvPlane * out, const CvNlMeansParams * p,
-    const CvExec * exec)
+    int n, int c, CvPlane * out, const CvNlMeansParams * p, const CvExec * exec)
 {
   CvNlMeansPass ps;
   int status, q;
 
   if (info->layout.bpp == 4)    /* alpha / padding byte */
-    cv_copy_plane_cpu (&frames[c][0], &out[0],
-        (size_t) info->width * 4);
+    cv_copy_plane_cpu (&frames[c][0], &out[0], (size_t) info->width * 4);
   cv_nlmeans_pass_packed (&ps, info->layout, frames, n, c, &out[0]);
   status = cv_nlmeans_cpu_pass (&ps, p, p->h, exec);
   if (status != CV_OK || info->n_planes < 2)
@@ -619,7 +617,7 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
     const long long k = p->centre - p->radius + i;
     const int e = (int) (k % ring->n);
     if (ring->index[e] != k)
-      return CV_ERROR_INVALID_ARGUMENT;   /* not stored (or overwritten) */
+      return CV_ERROR_INVALID_ARGUMENT; /* not stored (or overwritten) */
     frames[i] = &ring->planes[e * CV_MAX_PLANES];
   }
   return denoise_window (&o->info, frames, 2 * p->radius + 1, p->radius,

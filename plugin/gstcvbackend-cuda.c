@@ -389,7 +389,8 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
 
   if (!CUDA_CHECK (self, cudaEventRecord (c->ev[0], c->stream)))
     return GST_CUDA_VISION_ERROR_POSTED;
-  for (p = 0; !s->in_device && p < GST_VIDEO_FRAME_N_PLANES (&s->in_frame); p++)
+  for (p = 0; !s->in_device && !s->no_upload
+      && p < GST_VIDEO_FRAME_N_PLANES (&s->in_frame); p++)
     if ((priv->upload_planes & (1u << p))
         && !copy_plane (self, c, &s->in_frame, p, in_pinned, TRUE))
       return GST_CUDA_VISION_ERROR_POSTED;
