@@ -1011,6 +1011,79 @@ GST_START_TEST (test_gpu_vs_cpu)
 
 GST_END_TEST;
 
+/* GPU vs CPU with temporal windows and chroma (h-color): every visible
+ * component of every frame within 2, at most 0.1 % (rounded up) differing,
+ * pipeline-depth 3 on the GPU (frames of the window stored by other
+ * slots' streams) */
+GST_START_TEST (test_gpu_vs_cpu_temporal)
+{
+  static const struct
+  {
+    GstVideoFormat fmt;
+    int w, h;
+    guint n, tw;
+    Params p;
+    double hc;
+  } cases[] = {
+    {GST_VIDEO_FORMAT_I420, 1920, 1080, 6, 5, {20, 7, 21, 0, 0}, 20},
+    {GST_VIDEO_FORMAT_NV12, 640, 480, 5, 3, {25, 7, 21, 5.0 / 3.0, 5}, 15},
+    {GST_VIDEO_FORMAT_GRAY8, 333, 97, 9, 7, {30, 5, 15, 0, 0}, 0},
+    {GST_VIDEO_FORMAT_I420, 37, 23, 6, 5, {30, 5, 0, 1, 0}, 30},
+    {GST_VIDEO_FORMAT_RGBx, 200, 150, 5, 5, {30, 7, 21, 5.0 / 3.0, 0}, 0},
+    {GST_VIDEO_FORMAT_I420, 322, 242, 4, 3, {30, 5, 15, 0, 0}, 0},
+  };
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const guint n = cases[i].n;
+    GstVideoInfo info;
+    GstBuffer **in, **gpu, **cpu;
+
+    gst_video_info_set_format (&info, cases[i].fmt, cases[i].w, cases[i].h);
+    in = similar_frames (&info, n, 900 + i);
+    gpu = run_stream ("cuda", &info, in, n, &cases[i].p, cases[i].tw,
+        cases[i].hc, 3);
+    cpu = run_stream ("cpu", &info, in, n, &cases[i].p, cases[i].tw,
+        cases[i].hc, 1);
+    for (k = 0; k < n; k++) {
+      int C, cw = 0, ch = 0, pass;
+      for (pass = 0; pass < (GST_VIDEO_INFO_N_PLANES (&info) > 1 ? 2 : 1);
+          pass++) {
+        guint8 *a, *b;
+        gsize j, m, off = 0;
+        if (pass == 0) {
+          a = unpack (gpu[k], &info, &C);
+          b = unpack (cpu[k], &info, &C);
+          m = (gsize) cases[i].w * cases[i].h * C;
+        } else {
+          a = unpack_chroma (gpu[k], &info, &cw, &ch);
+          b = unpack_chroma (cpu[k], &info, &cw, &ch);
+          m = (gsize) cw *ch * 2;
+        }
+        for (j = 0; j < m; j++) {
+          int d = abs ((int) a[j] - (int) b[j]);
+          fail_unless (d <= 2, "case %u frame %u %s: component %"
+              G_GSIZE_FORMAT " GPU %u CPU %u", i, k, pass ? "chroma" :
+              "plane 0", j, a[j], b[j]);
+          off += d > 0;
+        }
+        fail_unless (off <= (m + 999) / 1000, "case %u (%s %dx%d tw %u) "
+            "frame %u %s: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+            " components differ", i, gst_video_format_to_string
+            (cases[i].fmt), cases[i].w, cases[i].h, cases[i].tw, k,
+            pass ? "chroma" : "plane 0", off, m);
+        g_free (a);
+        g_free (b);
+      }
+    }
+    free_frames (in, n);
+    free_frames (gpu, n);
+    free_frames (cpu, n);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 nlmeans_suite (void)
 {
@@ -1033,6 +1106,8 @@ nlmeans_suite (void)
   tcase_add_test (tc, test_temporal_flush_and_caps);
   if (cvtest_backend_is_cuda ())
     tcase_add_test (tc, test_gpu_vs_cpu);
+  if (cvtest_backend_is_cuda ())
+    tcase_add_test (tc, test_gpu_vs_cpu_temporal);
   return s;
 }
 

@@ -1,0 +1,771 @@
+/* gst-cuda-vision: non-local-means denoising on the GPU (see cvnlmeans.h).
+ *
+ * Offset-major, like the CPU fallback. A block of 4 warps owns a tile of
+ * (32 COLS - 2r) x 4K output pixels (r = patch radius, COLS columns per
+ * lane, K rows per warp: see Shape); warp wi owns K rows of it, lane l the
+ * columns x0 + COLS l + j (the last 2r columns a warp covers only compute
+ * the patch halo). The frame pixels the tile needs are read once into
+ * shared memory with the symmetric padding applied: the tile plus its halo
+ * (fc) and, per group of offsets, the same region moved by the offsets
+ * (fs). Then, for every offset off = y - x of the group, each warp on its
+ * own (no __syncthreads per offset):
+ *   - walks the K + 2r rows of its strip: lane l computes
+ *     D = sum_c (f_c(q) - f_c(q + off))² at its COLS columns, and the row
+ *     pass Rw = g * D from its own D and those of the next lanes (warp
+ *     shuffles);
+ *   - as soon as 2r + 1 rows of Rw are in registers, the column pass
+ *     S = g * Rw, w = 2^(-max (S a - b, 0) c), and sum_w, sum_wf of the
+ *     pixel, all in the registers of the lane that owns the pixel.
+ * The loops over rows and patch taps are fully unrolled (r is a template
+ * parameter): every register array is indexed by constants. Per pixel and
+ * offset: 2 shared loads, 2r / COLS shuffles and 2r + 1 FMA for D and the
+ * row pass (times (K + 2r) / K for the halo rows), 2r + 1 FMA for the
+ * column pass, one exp2 and 1 + C FMA for the sums.
+ * Frames whose tiles fill less than half a wave of blocks on the GPU
+ * (small frames, whole-frame mode on 256x256) split the offsets of each
+ * tile over Z blocks (gridDim.z): whole offset groups per block when there
+ * are many groups, else every Z-th offset of each group. Their partial
+ * sums go to device scratch (bounded, see cv_nlmeans_cuda_scratch_size)
+ * and a second kernel adds them in a fixed order and writes the output.
+ * Whole-frame mode is the same code with the search window = the frame, so
+ * its memory is the same as for any window. The operator
+ * (cv_nlmeans_cuda_ops, at the end) owns that scratch.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cuda-internal.h"
+#include "nlmeans_common.h"
+#include "cvop-internal.h"
+
+#include <cuda_runtime.h>
+#include <stdlib.h>
+
+namespace {
+
+constexpr int kWarps = 4;               /* warps per block */
+constexpr int kThreads = 32 * kWarps;
+constexpr size_t kMaxScratch = (size_t) 64 << 20;
+constexpr int kMaxZ = 64;
+constexpr unsigned kFull = 0xffffffffu;
+
+/* Block shape. cols: frame columns per lane (a warp covers 32 cols columns
+ * of D: the tile plus the patch halo of r on both sides); rows: output
+ * rows per warp (K). */
+struct Shape
+{
+  int cols, rows;
+};
+
+/* output columns and rows of a block */
+CV_HD constexpr int
+tile_w (int r, int cols)
+{
+  return 32 * cols - 2 * r;
+}
+
+CV_HD constexpr int
+tile_h (int rows)
+{
+  return kWarps * rows;
+}
+
+/* offsets per group and axis: the shifted region fs of a group must fit in
+ * static shared memory beside fc (48 KiB) */
+CV_HD constexpr int
+group_n (int cols)
+{
+  return cols == 1 ? 32 : 16;
+}
+
+/* Kernel parameters, passed by value and only ever read field by field
+ * (never by reference or pointer: see docs/cudanlmeans.md). */
+struct KParams
+{
+  const uint8_t *src;
+  size_t sstride;
+  uint8_t *dst;
+  size_t dstride;
+  float *part;                  /* Z x (1 + C) x h x w, or NULL (Z = 1) */
+  int w, h, bpp, lr, lg, lb;
+  int rx, ry;                   /* search half-widths, clipped to the frame */
+  int z;                        /* blocks per tile along the offsets */
+  int zgroups;                  /* z > 1: block zi takes whole groups
+                                 * gi % z == zi (1) or offsets o % z == zi
+                                 * of every group (0) */
+  float g[CV_NLMEANS_MAX_PATCH];
+  float a, b, c;
+};
+
+/* 2^x, flushing results below 2^-126 to 0 (one MUFU.EX2 instead of
+ * exp2f's denormal fix-ups): a weight that small is lost in the sums
+ * anyway, whose own-pixel term is 1. */
+__device__ __forceinline__ float
+exp2_ftz (float x)
+{
+  float y;
+  asm ("ex2.approx.ftz.f32 %0, %1;" : "=f" (y) : "f" (x));
+  return y;
+}
+
+/* grey: the value as a float; colour: c0 | c1 << 8 | c2 << 16 */
+template < bool COLOR > struct Pix;
+template <> struct Pix <false >
+{
+  typedef float T;
+  static __device__ __forceinline__ float load (const uint8_t * q, int, int,
+      int)
+  {
+    return (float) __ldg (q);
+  }
+  static __device__ __forceinline__ float dist (float a, float b)
+  {
+    const float e = a - b;
+    return e * e;
+  }
+};
+template <> struct Pix <true >
+{
+  typedef uint32_t T;
+  static __device__ __forceinline__ uint32_t load (const uint8_t * q, int lr,
+      int lg, int lb)
+  {
+    return (uint32_t) __ldg (q + lr) | ((uint32_t) __ldg (q + lg) << 8) |
+        ((uint32_t) __ldg (q + lb) << 16);
+  }
+  static __device__ __forceinline__ float dist (uint32_t a, uint32_t b)
+  {
+    const unsigned int e = __vabsdiffu4 (a, b);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 610
+    return (float) __dp4a (e, e, 0u);
+#else
+    const int e0 = e & 255, e1 = (e >> 8) & 255, e2 = (e >> 16) & 255;
+    return (float) (e0 * e0 + e1 * e1 + e2 * e2);
+#endif
+  }
+};
+
+/* One block: output columns x0 .. x0 + TW - 1 (TW = 32 COLS - 2R), rows
+ * ty0 .. ty0 + TH - 1 (TH = kWarps K); warp wi owns rows ty0 + wi K ..
+ * + K - 1, lane l the columns x0 + COLS l + j (j < COLS, COLS l + j < TW).
+ * Per offset a warp walks its K + 2R rows of D: lane l computes D at
+ * columns x0 - R + COLS l + j, the row pass from its own values and those
+ * of its right neighbours (warp shuffles: 2R per lane and row, whatever
+ * COLS, so COLS = 2 halves them per pixel), the column pass from the rows
+ * held in registers (fully unrolled: every register array index is a
+ * constant). Every output's arithmetic is the same whatever COLS and K. */
+template < int R, bool COLOR, int COLS, int K >
+__global__ void __launch_bounds__ (kThreads)
+nlmeans_kernel (const KParams p)
+{
+  typedef Pix < COLOR > PX;
+  typedef typename PX::T PixT;
+  constexpr int C = COLOR ? 3 : 1;
+  constexpr int P = 2 * R + 1;
+  constexpr int W = 32 * COLS;          /* columns of D per warp */
+  constexpr int TW = tile_w (R, COLS);
+  constexpr int TH = tile_h (K);
+  constexpr int G = group_n (COLS);
+  constexpr int FP = W + G;             /* fs pitch (>= W + G - 1) */
+  constexpr int NR = TH + 2 * R;        /* rows of the x region */
+
+  __shared__ __align__ (16) PixT fc[NR * W];    /* f(x + (i,j)), padded */
+  __shared__ PixT fs[(NR + G - 1) * FP];        /* f(y + (i,j)) */
+
+  /* every parameter read once into a register */
+  const uint8_t *const src = p.src;
+  const size_t sstride = p.sstride;
+  const int w = p.w, h = p.h, bpp = p.bpp;
+  const int lr = p.lr, lg = p.lg, lb = p.lb;
+  const int rx = p.rx, ry = p.ry, nz = p.z;
+  const float ka = p.a, kb = p.b, kc = p.c;
+  float g[P];
+#pragma unroll
+  for (int i = 0; i < P; i++)
+    g[i] = p.g[i];
+
+  const int lane = threadIdx.x & 31, wi = threadIdx.x >> 5;
+  const int x0 = blockIdx.x * TW, ty0 = blockIdx.y * TH;
+  const int txe = min (x0 + TW, w), tye = min (ty0 + TH, h);
+  const int zi = blockIdx.z;
+  const int wy0 = ty0 + wi * K;         /* first output row of the warp */
+  const bool warp_rows = wy0 < h;       /* warp-uniform */
+  const int ngx = (2 * rx + G) / G, ngy = (2 * ry + G) / G;
+  /* the share of this block (z > 1): whole groups when there are many
+   * (each group's fs loaded once per tile), else offsets of every group */
+  const bool zgroups = p.zgroups;
+  const int o0 = zgroups ? 0 : zi, ostep = zgroups ? 1 : nz;
+
+  /* the tile's patches, symmetric padding. Per-warp row loops (no flat
+   * e -> (e / W, e % W) split: see the fs loop below) */
+  for (int rr = wi; rr < NR; rr += kWarps) {
+    const uint8_t *const srow = src +
+        (size_t) cv_border_symmetric (ty0 - R + rr, h) * sstride;
+#pragma unroll
+    for (int cc = lane; cc < W; cc += 32)
+      fc[rr * W + cc] = PX::load (srow +
+          (size_t) cv_border_symmetric (x0 - R + cc, w) * bpp, lr, lg, lb);
+  }
+
+  float acc_w[K][COLS], acc_f[K][COLS][C];
+#pragma unroll
+  for (int q = 0; q < K; q++) {
+#pragma unroll
+    for (int j = 0; j < COLS; j++) {
+      acc_w[q][j] = 0.0f;
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc_f[q][j][c] = 0.0f;
+    }
+  }
+
+  /* offsets with y = x + off inside the frame for some x of the tile */
+  const int dx_lo = max (-rx, -(txe - 1)), dx_hi = min (rx, w - 1 - x0);
+  const int dy_lo = max (-ry, -(tye - 1)), dy_hi = min (ry, h - 1 - ty0);
+
+  for (int gy = 0; gy < ngy; gy++) {
+    const int dya = max (-ry + gy * G, dy_lo);
+    const int dyb = min (-ry + gy * G + G - 1, dy_hi);
+    for (int gx = 0; gx < ngx; gx++) {
+      const int dxa = max (-rx + gx * G, dx_lo);
+      const int dxb = min (-rx + gx * G + G - 1, dx_hi);
+      const int nlx = dxb - dxa + 1, nly = dyb - dya + 1;
+      /* block-uniform: every thread takes the same branch */
+      const bool group = nlx > 0 && nly > 0 && (zgroups ?
+          (gy * ngx + gx) % nz == zi : zi < nlx * nly);
+      if (group) {
+        const int count = nlx * nly;
+        /* f around y for every offset of the group */
+        __syncthreads ();       /* previous group done with fs (and fc) */
+        {
+          /* rows and columns of the region, clamped to the declared size of
+           * fs (nlx, nly <= G already: the clamps only make the bound
+           * explicit). Warp wi loads rows wi, wi + kWarps, ..., lane l
+           * columns l, l + 32, ... of each: simple per-warp loops without
+           * the integer division of a flat e -> (e / cw, e % cw) split: that
+           * loop, correct in the source and in the PTX, stored past the end
+           * of fs on an H200 when compiled by CUDA 13.0 at -O3. */
+          const int cw = min (W + nlx - 1, FP);
+          const int rh = min (NR + nly - 1, NR + G - 1);
+          const int ox = x0 - R + dxa, oy = ty0 - R + dya;
+          for (int rr = wi; rr < rh; rr += kWarps) {
+            const uint8_t *const srow = src +
+                (size_t) cv_border_symmetric (oy + rr, h) * sstride;
+            PixT *const drow = fs + rr * FP;
+#pragma unroll 1
+            for (int cc = lane; cc < cw; cc += 32)
+              drow[cc] = PX::load (srow +
+                  (size_t) cv_border_symmetric (ox + cc, w) * bpp, lr, lg,
+                  lb);
+          }
+        }
+        __syncthreads ();
+
+        if (warp_rows) {
+          for (int o = o0; o < count; o += ostep) {
+            const int ly = o / nlx, lx = o - ly * nlx;
+            const int dx = dxa + lx, dy = dya + ly;
+            /* warp-uniform: rows y + dy of this warp's outputs in frame */
+            if (wy0 + K - 1 + dy < 0 || wy0 + dy >= h)
+              continue;
+            bool xok[COLS];
+#pragma unroll
+            for (int j = 0; j < COLS; j++) {
+              const int X = x0 + COLS * lane + j;
+              xok[j] = COLS * lane + j < TW && X < w && X + dx >= 0
+                  && X + dx < w;
+            }
+            /* output q valid for qlo <= q < qhi */
+            const int qlo = max (0, -dy - wy0);
+            const int qhi = min (h - wy0, h - dy - wy0);
+            const PixT *a = fc + wi * K * W + COLS * lane;
+            const PixT *b = fs + (wi * K + ly) * FP + COLS * lane + lx;
+            /* f(y) of the outputs (columns >= TW: any loaded pixel) */
+            const PixT *fyp[COLS];
+#pragma unroll
+            for (int j = 0; j < COLS; j++)
+              fyp[j] = fs + (wi * K + ly + R) * FP +
+                  min (COLS * lane + j, TW - 1) + lx + R;
+            float rw[COLS][K + 2 * R];
+#pragma unroll
+            for (int k = 0; k < K + 2 * R; k++) {
+              /* dd[m]: D at column COLS lane + m of the warp's D row */
+              float dd[2 * R + COLS];
+#pragma unroll
+              for (int j = 0; j < COLS; j++)
+                dd[j] = PX::dist (a[k * W + j], b[k * FP + j]);
+#pragma unroll
+              for (int m = COLS; m < 2 * R + COLS; m++)
+                dd[m] = __shfl_down_sync (kFull, dd[m % COLS], m / COLS);
+#pragma unroll
+              for (int j = 0; j < COLS; j++) {
+                float s = g[0] * dd[j];
+#pragma unroll
+                for (int i = 1; i < P; i++)
+                  s = fmaf (g[i], dd[j + i], s);
+                rw[j][k] = s;
+              }
+              if (k >= 2 * R) {
+                const int q = k - 2 * R;
+                const bool qok = q >= qlo && q < qhi;
+#pragma unroll
+                for (int j = 0; j < COLS; j++) {
+                  float t = g[0] * rw[j][q];
+#pragma unroll
+                  for (int i = 1; i < P; i++)
+                    t = fmaf (g[i], rw[j][q + i], t);
+                  const float m = fmaxf (fmaf (t, ka, -kb), 0.0f);
+                  float wt = exp2_ftz (-(m * kc));
+                  if (!(xok[j] && qok))
+                    wt = 0.0f;
+                  const PixT f = fyp[j][q * FP];
+                  acc_w[q][j] += wt;
+                  if (COLOR) {
+                    const uint32_t fu = (uint32_t) f;
+#pragma unroll
+                    for (int c = 0; c < C; c++)
+                      acc_f[q][j][c] = fmaf (wt,
+                          (float) ((fu >> (8 * c)) & 255u), acc_f[q][j][c]);
+                  } else {
+                    acc_f[q][j][0] = fmaf (wt, (float) f, acc_f[q][j][0]);
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+#pragma unroll
+  for (int j = 0; j < COLS; j++) {
+    const int X = x0 + COLS * lane + j;
+    if (COLS * lane + j >= TW || X >= w)
+      continue;
+#pragma unroll
+    for (int q = 0; q < K; q++) {
+      const int Y = wy0 + q;
+      if (Y >= h)
+        continue;
+      if (p.part) {
+        const size_t npix = (size_t) w * h;
+        float *o = p.part + (size_t) zi * (1 + C) * npix + (size_t) Y * w + X;
+        o[0] = acc_w[q][j];
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          o[(c + 1) * npix] = acc_f[q][j][c];
+      } else {
+        uint8_t *o = p.dst + (size_t) Y * p.dstride + (size_t) X * bpp;
+        if (COLOR) {
+          if (bpp == 4) {
+            const uint8_t *in = src + (size_t) Y * sstride + (size_t) X * 4;
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+              o[k] = in[k];
+          }
+          const int offs[3] = { lr, lg, lb };
+#pragma unroll
+          for (int c = 0; c < C; c++) {
+            const int v = (int) (acc_f[q][j][c] / acc_w[q][j] + 0.5f);
+            o[offs[c]] = (uint8_t) min (v, 255);
+          }
+        } else {
+          const int v = (int) (acc_f[q][j][0] / acc_w[q][j] + 0.5f);
+          o[0] = (uint8_t) min (v, 255);
+        }
+      }
+    }
+  }
+}
+
+/* adds the Z partial sums of every pixel (z = 0, 1, ... in order) */
+template < bool COLOR >
+__global__ void
+nlmeans_finish (const KParams p)
+{
+  constexpr int C = COLOR ? 3 : 1;
+  const int w = p.w, h = p.h, nz = p.z, bpp = p.bpp;
+  const int offs[3] = { p.lr, p.lg, p.lb };
+  const size_t npix = (size_t) w * h;
+  const float *const part = p.part;
+
+  for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < npix;
+      i += (size_t) gridDim.x * blockDim.x) {
+    float sw = 0.0f, sf[C];
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      sf[c] = 0.0f;
+    for (int z = 0; z < nz; z++) {
+      const float *q = part + (size_t) z * (1 + C) * npix + i;
+      sw += q[0];
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        sf[c] += q[(c + 1) * npix];
+    }
+    const int X = (int) (i % w), Y = (int) (i / w);
+    uint8_t *o = p.dst + (size_t) Y * p.dstride + (size_t) X * bpp;
+    if (COLOR) {
+      if (bpp == 4) {
+        const uint8_t *in = p.src + (size_t) Y * p.sstride + (size_t) X * 4;
+        for (int k = 0; k < 4; k++)
+          o[k] = in[k];
+      }
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        o[offs[c]] = (uint8_t) min ((int) (sf[c] / sw + 0.5f), 255);
+    } else {
+      o[0] = (uint8_t) min ((int) (sf[0] / sw + 0.5f), 255);
+    }
+  }
+}
+
+/* The block shape of a layout (2 columns per lane: half the shuffles per
+ * pixel and less halo, 58 of 64 columns per tile instead of 26 of 32 for
+ * patch 7; rows per warp: the fewest that keep the halo rows cheap; grey
+ * 12 x 2 x 2 accumulators, colour 8 x 2 x 4). Measured in
+ * docs/cudanlmeans.md. */
+constexpr Shape kGreyShape = { 2, 12 };
+constexpr Shape kColorShape = { 2, 8 };
+
+Shape
+shape_for (bool color)
+{
+  return color ? kColorShape : kGreyShape;
+}
+
+typedef void (*KernelFn) (const KParams);
+
+/* the kernel of a shape for patch radius r (0 .. 5) */
+template < bool COLOR, int COLS, int K >
+KernelFn
+kernel_for (int r)
+{
+  switch (r) {
+    case 0:
+      return nlmeans_kernel < 0, COLOR, COLS, K >;
+    case 1:
+      return nlmeans_kernel < 1, COLOR, COLS, K >;
+    case 2:
+      return nlmeans_kernel < 2, COLOR, COLS, K >;
+    case 3:
+      return nlmeans_kernel < 3, COLOR, COLS, K >;
+    case 4:
+      return nlmeans_kernel < 4, COLOR, COLS, K >;
+    default:
+      return nlmeans_kernel < 5, COLOR, COLS, K >;
+  }
+}
+
+template < bool COLOR, int COLS, int K >
+int
+blocks_per_sm (int r)
+{
+  int n = 0;
+
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
+          kernel_for < COLOR, COLS, K > (r), kThreads, 0) != cudaSuccess)
+    return 0;
+  return n;
+}
+
+/* Blocks of the layout's kernel resident at once on the current device
+ * (one wave), or 512 when the runtime cannot tell. */
+int
+wave_blocks (bool color, int r)
+{
+  int dev = 0, sms = 0, per;
+
+  if (cudaGetDevice (&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev) !=
+      cudaSuccess) {
+    (void) cudaGetLastError ();
+    return 512;
+  }
+  per = color ? blocks_per_sm < true, kColorShape.cols,
+      kColorShape.rows > (r) : blocks_per_sm < false, kGreyShape.cols,
+      kGreyShape.rows > (r);
+  if (per < 1) {
+    (void) cudaGetLastError ();
+    return 512;
+  }
+  return sms * per;
+}
+
+/* How many blocks share one tile's offsets (patch radius r): 1 unless the
+ * tiles fill less than half a wave of blocks on this GPU (small frames,
+ * whole-frame mode), then enough for two waves, within kMaxZ and
+ * kMaxScratch. Splitting costs more than it saves on frames that already
+ * fill the GPU: 1080p grey, patch 7, z = 2 gave 1.91 ms instead of 2.06
+ * for one frame, but 490 frames/s instead of 575 with two frames in
+ * flight (H200, docs/cudanlmeans.md). */
+int
+choose_z (int w, int h, int channels, int r, long long noffsets)
+{
+  const Shape sh = shape_for (channels != 1);
+  const int tw = tile_w (r, sh.cols), th = tile_h (sh.rows);
+  const size_t tiles = (size_t) cv_div_up (w, tw) * cv_div_up (h, th);
+  const size_t per_z = (size_t) (1 + channels) * w * h * sizeof (float);
+  const size_t wave = (size_t) wave_blocks (channels != 1, r);
+  size_t z;
+
+  if (2 * tiles > wave)
+    return 1;
+  z = (2 * wave + tiles - 1) / tiles;
+  if (z > (size_t) kMaxZ)
+    z = kMaxZ;
+  if (noffsets > 0 && z > (size_t) noffsets)
+    z = (size_t) noffsets;      /* a block per offset at most */
+  if (z * per_z > kMaxScratch)
+    z = kMaxScratch / per_z;
+  return z < 2 ? 1 : (int) z;
+}
+
+/* offsets of the search window clipped to the frame (0: unknown) */
+long long
+window_offsets (int w, int h, const CvNlMeansParams * params)
+{
+  long long rx = w - 1, ry = h - 1;
+
+  if (!params)
+    return 0;
+  if (params->search_window != 0) {
+    rx = params->search_window / 2 < rx ? params->search_window / 2 : rx;
+    ry = params->search_window / 2 < ry ? params->search_window / 2 : ry;
+  }
+  return (2 * rx + 1) * (2 * ry + 1);
+}
+
+/* bytes of partial sums for z blocks per tile (0 when z = 1) */
+size_t
+scratch_bytes (int z, int w, int h, int channels)
+{
+  return z > 1 ? (size_t) z * (1 + channels) * w * h * sizeof (float) : 0;
+}
+
+size_t
+scratch_for (int w, int h, int channels, int r, long long noffsets)
+{
+  return scratch_bytes (choose_z (w, h, channels, r, noffsets), w, h,
+      channels);
+}
+
+bool
+layout_ok (CvLumaLayout l)
+{
+  return (l.bpp == 1 && l.r < 0) || ((l.bpp == 3 || l.bpp == 4) && l.r >= 0
+      && l.g >= 0 && l.b >= 0 && l.r < l.bpp && l.g < l.bpp && l.b < l.bpp);
+}
+
+template < bool COLOR, int COLS, int K >
+void
+launch_shape (int r, const KParams & kp, cudaStream_t s)
+{
+  const dim3 grid (cv_div_up (kp.w, tile_w (r, COLS)), cv_div_up (kp.h,
+          tile_h (K)), kp.z);
+
+  kernel_for < COLOR, COLS, K > (r) <<<grid, kThreads, 0, s>>> (kp);
+  if (kp.part) {
+    const size_t npix = (size_t) kp.w * kp.h;
+    size_t blocks = (npix + 255) / 256;
+    if (blocks > 65535)
+      blocks = 65535;
+    nlmeans_finish < COLOR > <<<(unsigned) blocks, 256, 0, s>>> (kp);
+  }
+}
+
+/* kernel parameters of a call (z: blocks per tile; part: scratch or NULL) */
+KParams
+make_params (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+    const CvNlMeansParams * params, int z, float *part)
+{
+  const bool color = layout.bpp != 1;
+  const int w = src->width, h = src->height;
+  KParams kp;
+  CvNlMeansConstants k;
+
+  cv_nlmeans_constants (params, color ? 3 : 1, &k);
+  kp.src = src->data;
+  kp.sstride = src->stride;
+  kp.dst = dst->data;
+  kp.dstride = dst->stride;
+  kp.w = w;
+  kp.h = h;
+  kp.bpp = layout.bpp;
+  kp.lr = color ? layout.r : 0;
+  kp.lg = color ? layout.g : 0;
+  kp.lb = color ? layout.b : 0;
+  if (params->search_window == 0) {
+    kp.rx = w - 1;
+    kp.ry = h - 1;
+  } else {
+    const int R = params->search_window / 2;
+    kp.rx = R < w - 1 ? R : w - 1;
+    kp.ry = R < h - 1 ? R : h - 1;
+  }
+  for (int i = 0; i < CV_NLMEANS_MAX_PATCH; i++)
+    kp.g[i] = k.g[i];
+  kp.a = k.a;
+  kp.b = k.b;
+  kp.c = k.c;
+  kp.z = z;
+  kp.part = z > 1 ? part : NULL;
+  {
+    const int g = group_n (shape_for (color).cols);
+    const int ng = ((2 * kp.rx + g) / g) * ((2 * kp.ry + g) / g);
+    kp.zgroups = z > 1 && ng >= 4 * z;
+  }
+  return kp;
+}
+
+}                               /* namespace */
+
+extern "C" size_t
+cv_nlmeans_cuda_scratch_size (int width, int height, CvLumaLayout layout,
+    const CvNlMeansParams * params)
+{
+  const int ch = layout.bpp == 1 ? 1 : 3;
+  size_t need = 0;
+
+  if (width < 1 || height < 1)
+    return 0;
+  if (params && cv_nlmeans_params_valid (params))
+    return scratch_for (width, height, ch, params->patch_size / 2,
+        window_offsets (width, height, params));
+  /* unknown patch size: enough for any */
+  for (int r = 0; r <= CV_NLMEANS_MAX_PATCH / 2; r++) {
+    const size_t n = scratch_for (width, height, ch, r, 0);
+    need = n > need ? n : need;
+  }
+  return need;
+}
+
+extern "C" int
+cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+    const CvNlMeansParams * params, void *scratch, size_t scratch_size,
+    void *stream)
+{
+  if (!src || !dst || !params || !src->data || !dst->data || src->width < 1
+      || src->height < 1 || src->width != dst->width
+      || src->height != dst->height || !cv_nlmeans_params_valid (params)
+      || !layout_ok (layout))
+    return CV_ERROR_INVALID_ARGUMENT;
+
+  const int w = src->width, h = src->height;
+  const bool color = layout.bpp != 1;
+  const int ch = color ? 3 : 1;
+  const int r = params->patch_size / 2;
+  const Shape sh = shape_for (color);
+  if (cv_div_up (h, tile_h (sh.rows)) > 65535)
+    return CV_ERROR_INVALID_ARGUMENT;
+
+  const long long noff = window_offsets (w, h, params);
+  const int z = choose_z (w, h, ch, r, noff);
+  if (z > 1 && (!scratch || scratch_size < scratch_bytes (z, w, h, ch)))
+    return CV_ERROR_INVALID_ARGUMENT;
+  const KParams kp = make_params (src, layout, dst, params, z,
+      (float *) scratch);
+
+  cudaStream_t s = (cudaStream_t) stream;
+  if (color)
+    launch_shape < true, kColorShape.cols, kColorShape.rows > (r, kp, s);
+  else
+    launch_shape < false, kGreyShape.cols, kGreyShape.rows > (r, kp, s);
+  return (int) cudaGetLastError ();
+}
+
+/* ---- the operator (cvnlmeans.h) ---- */
+
+namespace {
+
+struct NlMeansOp
+{
+  CvNlMeansInfo info;
+  void *scratch;                /* device memory, scratch_size bytes */
+  size_t scratch_size;
+};
+
+int
+nlmeans_create (const void *info, void **op)
+{
+  NlMeansOp *o;
+
+  if (!op)
+    return CV_ERROR_INVALID_ARGUMENT;
+  *op = NULL;
+  if (!cv_nlmeans_info_valid ((const CvNlMeansInfo *) info))
+    return CV_ERROR_INVALID_ARGUMENT;
+  o = (NlMeansOp *) calloc (1, sizeof (NlMeansOp));
+  if (!o)
+    return CV_ERROR_NO_MEMORY;
+  o->info = *(const CvNlMeansInfo *) info;
+  *op = o;
+  return CV_OK;
+}
+
+int
+nlmeans_submit (void *op, const CvFrame * frame, const void *params,
+    const CvExec * exec)
+{
+  NlMeansOp *o = (NlMeansOp *) op;
+  const CvNlMeansParams *p = (const CvNlMeansParams *) params;
+  void *stream = cv_exec_stream (exec);
+  size_t need;
+  CvFrame f;
+  int status;
+
+  if (!o || !cv_nlmeans_params_valid (p)
+      || !cv_nlmeans_frame_valid (&o->info, frame))
+    return CV_ERROR_INVALID_ARGUMENT;
+  need = cv_nlmeans_cuda_scratch_size (o->info.width, o->info.height,
+      o->info.layout, p);
+  if (need > o->scratch_size) {
+    /* this operator's previous frame has completed (the caller has one
+     * operator per frame in flight): its scratch is free */
+    cudaError_t e;
+
+    if (o->scratch)
+      cudaFree (o->scratch);
+    o->scratch = NULL;
+    o->scratch_size = 0;
+    e = cudaMalloc (&o->scratch, need);
+    if (e != cudaSuccess) {
+      o->scratch = NULL;
+      return (int) e;
+    }
+    o->scratch_size = need;
+  }
+  f = *frame;
+  status = cv_nlmeans_cuda (&f.in[0], o->info.layout, &f.out[0], p,
+      o->scratch, o->scratch_size, stream);
+  /* the chroma of I420 / NV12 unchanged */
+  for (int i = 1; status == CV_OK && i < o->info.n_planes; i++)
+    status = cv_copy_plane_cuda (&f.in[i], &f.out[i], o->info.row_bytes[i],
+        stream);
+  return status;
+}
+
+const void *
+nlmeans_results (void *op)
+{
+  (void) op;
+  return NULL;
+}
+
+void
+nlmeans_destroy (void *op)
+{
+  NlMeansOp *o = (NlMeansOp *) op;
+
+  if (!o)
+    return;
+  if (o->scratch)
+    cudaFree (o->scratch);
+  free (o);
+}
+
+}                               /* namespace */
+
+extern "C" const CvOps cv_nlmeans_cuda_ops = {
+  "nlmeans-cuda", nlmeans_create, nlmeans_submit, nlmeans_results,
+  nlmeans_destroy
+};
