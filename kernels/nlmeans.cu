@@ -190,6 +190,18 @@ nlmeans_kernel (const KParams p)
 
   __shared__ __align__ (16) PixT fc[NR * W];    /* f(x + (i,j)), padded */
   __shared__ PixT fs[(NR + G - 1) * FP];        /* f(y + (i,j)) */
+  /* the frames of the window, read from shared memory where used (no
+   * registers held for them across the offset loops) */
+  __shared__ const uint8_t *s_src[CV_NLMEANS_MAX_TEMPORAL];
+  __shared__ size_t s_stride[CV_NLMEANS_MAX_TEMPORAL];
+
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int i = 0; i < CV_NLMEANS_MAX_TEMPORAL; i++) {
+      s_src[i] = p.src[i];
+      s_stride[i] = p.sstride[i];
+    }
+  }
 
   /* every parameter read once into a register */
   const uint8_t *src;           /* the centre frame */
@@ -246,9 +258,6 @@ nlmeans_kernel (const KParams p)
 
   /* the frames of the window, oldest first (as the CPU) */
   for (int t = 0; t < nt; t++) {
-  const uint8_t *tsrc;
-  size_t tstride;
-  pick_frame (p, t, &tsrc, &tstride);
   for (int gy = 0; gy < ngy; gy++) {
     const int dya = max (-ry + gy * G, dy_lo);
     const int dyb = min (-ry + gy * G + G - 1, dy_hi);
@@ -262,8 +271,11 @@ nlmeans_kernel (const KParams p)
       if (group) {
         const int count = nlx * nly;
         /* f around y for every offset of the group */
-        __syncthreads ();       /* previous group done with fs (and fc) */
+        __syncthreads ();       /* previous group done with fs (and fc);
+                                 * s_src written */
         {
+          const uint8_t *const tsrc = s_src[t];
+          const size_t tstride = s_stride[t];
           /* rows and columns of the region, clamped to the declared size of
            * fs (nlx, nly <= G already: the clamps only make the bound
            * explicit). Warp wi loads rows wi, wi + kWarps, ..., lane l

@@ -253,73 +253,80 @@ def psnr(a, b):
 
 
 def quality(el, args):
-    """PSNR of the middle frames against the clean ones, each filter at its
-    best h (a grid of factors of sigma)"""
+    """PSNR of the frames with a full window against the clean ones, each
+    filter at its best h over a grid of factors of sigma. Grey: the luma
+    of the frames, noise added to it. Colour: the frames as I420 (the
+    video's own format), seeded noise on Y, U and V; OpenCV gets them
+    converted to BGR, cudanlmeans the I420 frames (h-color = h); both
+    outputs are compared in BGR with the clean I420 frames converted the
+    same way (cv2 I420 -> BGR)."""
     w, h = [int(x) for x in args.crop.split("x")]
     nf = args.frames
-    clean = crop(decode(os.path.join(MEDIA, "vtest.avi"), nf, skip=20), w, h)
+    frames = crop(decode(os.path.join(MEDIA, "vtest.avi"), nf, skip=20), w, h)
     ks = range(2, nf - 2)       # frames with a full window of 5
-    print("vtest.avi frames 21..%d, %dx%d crop, PSNR over frames %d..%d, "
-          "patch %d, search %d, noise seed 1, backend %s" % (
-              20 + nf, w, h, ks[0], ks[-1], PATCH, SEARCH, args.backend))
+    print("vtest.avi frames 21..%d, %dx%d crop, PSNR (dB) over frames "
+          "%d..%d, patch %d, search %d, noise seed 1, backend %s; best h in "
+          "brackets" % (20 + nf, w, h, ks[0], ks[-1], PATCH, SEARCH,
+                        args.backend))
     print("| input | sigma | noisy | OpenCV tw=1 | OpenCV tw=5 | "
-          "ours tw=1 | ours tw=5 |")
-    print("|---|---|---|---|---|---|---|")
-    factors = [float(f) for f in args.factors.split(",")]
+          "ours tw=1 | ours tw=5 | ours tw=5 - tw=1 |")
+    print("|---|---|---|---|---|---|---|---|")
+    cvf = [float(f) for f in args.factors.split(",")]
+    ourf = [float(f) for f in args.our_factors.split(",")]
     for kind in ("grey", "colour"):
-        for sigma in (10, 20, 30):
+        for sigma in [int(x) for x in args.sigmas.split(",")]:
             rng = np.random.default_rng(1)
-            nz = [noisy(f, sigma, rng) for f in clean]
             if kind == "grey":
-                cl = [cv2.cvtColor(f, cv2.COLOR_BGR2GRAY) for f in clean]
-                nz = [cv2.cvtColor(f, cv2.COLOR_BGR2GRAY) for f in nz]
+                cl = [cv2.cvtColor(f, cv2.COLOR_BGR2GRAY) for f in frames]
+                nz = [noisy(f, sigma, rng) for f in cl]
+                ref = cl
             else:
-                cl = clean
-            p0 = np.mean([psnr(cl[k], nz[k]) for k in ks])
+                cl = [cv2.cvtColor(f, cv2.COLOR_BGR2YUV_I420) for f in frames]
+                nz = [noisy(f, sigma, rng) for f in cl]
+                ref = [cv2.cvtColor(f, cv2.COLOR_YUV2BGR_I420) for f in cl]
+                nzbgr = [cv2.cvtColor(f, cv2.COLOR_YUV2BGR_I420) for f in nz]
+            p0 = np.mean([psnr(ref[k], nz[k] if kind == "grey" else
+                               nzbgr[k]) for k in ks])
 
             def score(outs):
-                return np.mean([psnr(cl[k], outs[k]) for k in ks])
+                return np.mean([psnr(ref[k], outs[k]) for k in ks])
 
             res = {}
             for tw in (1, 5):
                 best = (-1, 0)
-                for f in factors:
+                for f in cvf:
                     hh = f * sigma
                     if kind == "grey":
                         o = cv_multi(nz, tw, hh)
-                    elif tw == 1:
-                        o = [cv2.fastNlMeansDenoisingColored(
-                            x, None, hh, hh, PATCH, SEARCH) for x in nz]
                     else:
                         o = [cv2.fastNlMeansDenoisingColoredMulti(
-                            nz, k, window(k, nf, 2), None, hh, hh, PATCH,
-                            SEARCH) if window(k, nf, 2) > 1 else
-                            cv2.fastNlMeansDenoisingColored(
-                                nz[k], None, hh, hh, PATCH, SEARCH)
-                            for k in range(nf)]
+                            nzbgr, k, window(k, nf, tw // 2), None, hh, hh,
+                            PATCH, SEARCH) if window(k, nf, tw // 2) > 1
+                            else cv2.fastNlMeansDenoisingColored(
+                                nzbgr[k], None, hh, hh, PATCH, SEARCH)
+                            if k in ks else nzbgr[k] for k in range(nf)]
                     best = max(best, (score(o), hh))
                 res["cv%d" % tw] = best
                 best = (-1, 0)
-                for f in factors:
+                for f in ourf:
                     hh = f * sigma
                     if kind == "grey":
                         o = el.run("GRAY8", w, h, nz, h=hh,
                                    temporal_window=tw, sigma=float(sigma))
                         o = [x.reshape(h, w) for x in o]
                     else:
-                        pl = [i420_planes(x) for x in nz]
-                        o = el.run("I420", w, h, [to_i420(*p) for p in pl],
-                                   h=hh, h_color=hh, temporal_window=tw,
-                                   sigma=float(sigma))
+                        o = el.run("I420", w, h, nz, h=hh, h_color=hh,
+                                   temporal_window=tw, sigma=float(sigma))
                         o = [cv2.cvtColor(x.reshape(h * 3 // 2, w),
                                           cv2.COLOR_YUV2BGR_I420) for x in o]
                     best = max(best, (score(o), hh))
                 res["us%d" % tw] = best
-            print("| %s | %d | %.2f | %.2f (h=%.0f) | %.2f (h=%.0f) | "
-                  "%.2f (h=%.0f) | %.2f (h=%.0f) |" % (
+            print("| %s | %d | %.2f | %.2f (%.0f) | %.2f (%.0f) | "
+                  "%.2f (%.0f) | %.2f (%.0f) | %+.2f |" % (
                       kind, sigma, p0, res["cv1"][0], res["cv1"][1],
                       res["cv5"][0], res["cv5"][1], res["us1"][0],
-                      res["us1"][1], res["us5"][0], res["us5"][1]))
+                      res["us1"][1], res["us5"][0], res["us5"][1],
+                      res["us5"][0] - res["us1"][0]))
             sys.stdout.flush()
 
 
@@ -327,9 +334,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--quality", action="store_true")
-    ap.add_argument("--frames", type=int, default=9)
-    ap.add_argument("--crop", default="320x240")
-    ap.add_argument("--factors", default="0.4,0.6,0.8,1.0,1.2")
+    ap.add_argument("--frames", type=int, default=7)
+    ap.add_argument("--crop", default="240x176")
+    ap.add_argument("--factors", default="0.6,0.8,1.0,1.2,1.4",
+                    help="--quality: OpenCV's h / sigma grid")
+    ap.add_argument("--our-factors", default="0.3,0.5,0.7,0.9",
+                    help="--quality: our h / sigma grid (sigma = noise)")
+    ap.add_argument("--sigmas", default="10,20,30")
     args = ap.parse_args()
     Gst.init(None)
     if not os.path.exists(os.path.join(MEDIA, "vtest.avi")):
