@@ -23,10 +23,18 @@
  * 'symmetric': ... c b a | a b c ...); the search window is clipped to the
  * frame. Output is rounded to nearest and saturated to 0..255.
  *
- * Formats: GRAY8; I420 and NV12 (the luma is denoised, the chroma planes are
- * passed through unchanged); RGB, BGR, RGBA, BGRA, RGBx, BGRx (one weight
- * per pixel from the colour patch distance, alpha/padding copied). The
- * output has the input's format and size.
+ * Formats: GRAY8; I420 and NV12 (the luma with h, the chroma planes, U and
+ * V together, with h-color; h-color=0 copies them unchanged); RGB, BGR,
+ * RGBA, BGRA, RGBx, BGRx (one weight per pixel from the colour patch
+ * distance, alpha/padding copied). The output has the input's format and
+ * size.
+ *
+ * temporal-window=N (odd, up to 7) extends the search over the (N-1)/2
+ * previous and next frames with the weights of OpenCV's
+ * fastNlMeansDenoisingMulti; the window shrinks symmetrically at the first
+ * and last frames of a stream. The element then holds (N-1)/2 frames
+ * (reported in the LATENCY query, drained at EOS and caps changes,
+ * discarded on flush); frames and timestamps are unchanged.
  *
  * The seed (MATLAB/CUDA, images in [0,1]) uses w = exp (-d²/filtSigma²)
  * with filtSigma = 0.02: on 8-bit data the same weights come from
@@ -35,6 +43,7 @@
  * ## Example launch lines
  * |[
  * gst-launch-1.0 filesrc location=/usr/share/doc/opencv-doc/examples/data/vtest.avi ! decodebin ! videoconvert ! cudanlmeans h=12 ! videoconvert ! autovideosink
+ * gst-launch-1.0 filesrc location=/usr/share/doc/opencv-doc/examples/data/vtest.avi ! decodebin ! videoconvert ! video/x-raw,format=I420 ! cudanlmeans temporal-window=5 h=14 h-color=14 sigma=20 ! videoconvert ! autovideosink
  * gst-launch-1.0 filesrc location=/usr/share/doc/opencv-doc/examples/data/fruits.jpg ! jpegdec ! videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=128,height=120 ! cudanlmeans search-window=0 patch-size=5 h=5.1 ! videoconvert ! pngenc ! filesink location=fruits-nlm.png
  * ]|
  */

@@ -308,7 +308,10 @@ finish_oldest (GstCudaVisionBase * self, GstBuffer ** outbuf)
       " kernel %.3f ms, download %.3f ms, in element %.3f ms",
       GST_TIME_ARGS (GST_BUFFER_PTS (s->outbuf)), s->index, ms[0], ms[1],
       ms[2], latency);
-  add_stats (self, s, ms, latency);
+  /* lookahead: the first frames of a stream produce no output and are
+   * not counted */
+  if (!(s->store >= 0 && s->centre < 0))
+    add_stats (self, s, ms, latency);
 
   /* unmap before handing the buffers on; with output_is_input, drop our
    * reference to the input so that finish_frame () can make it writable
@@ -327,7 +330,6 @@ finish_oldest (GstCudaVisionBase * self, GstBuffer ** outbuf)
     frame.results = priv->ops->results ? priv->ops->results (s->op) : NULL;
     ret = klass->finish_frame (self, &frame, &s->outbuf);
   }
-  /* lookahead: the first frames of a stream produce no output */
   if (ret == GST_FLOW_OK && !(s->store >= 0 && s->centre < 0)) {
     *outbuf = s->outbuf;
     s->outbuf = NULL;
