@@ -33,6 +33,7 @@ typedef struct
   gint64 store, centre;
   guint radius;
   gboolean no_upload;           /* inbuf is not read (store -1) */
+  gboolean no_download;         /* no output (centre -1) */
 } GstCvSlot;
 
 typedef struct

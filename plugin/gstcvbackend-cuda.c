@@ -385,7 +385,10 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
     memcpy (frame.out, c->d_out, sizeof (frame.out));
     out_pinned = frame_is_pinned (&s->out_frame);
   }
-  c->out_staged = s->out_mapped && !s->out_device && !out_pinned;
+  /* lookahead: the first frames of a stream have no output (nothing to
+   * download) */
+  c->out_staged = s->out_mapped && !s->out_device && !out_pinned
+      && !s->no_download;
 
   if (!CUDA_CHECK (self, cudaEventRecord (c->ev[0], c->stream)))
     return GST_CUDA_VISION_ERROR_POSTED;
@@ -406,7 +409,7 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
   }
   if (!CUDA_CHECK (self, cudaEventRecord (c->ev[2], c->stream)))
     return GST_CUDA_VISION_ERROR_POSTED;
-  for (p = 0; s->out_mapped && !s->out_device
+  for (p = 0; s->out_mapped && !s->out_device && !s->no_download
       && p < GST_VIDEO_FRAME_N_PLANES (&s->out_frame); p++)
     if (!copy_plane (self, c, &s->out_frame, p, out_pinned, FALSE))
       return GST_CUDA_VISION_ERROR_POSTED;

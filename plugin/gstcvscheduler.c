@@ -253,6 +253,7 @@ gst_cv_scheduler_submit_frame (GstCudaVisionBase * self, GstBuffer * inbuf,
   s->centre = centre;
   s->radius = radius;
   s->no_upload = priv->lookahead > 0 && store < 0;
+  s->no_download = priv->lookahead > 0 && store >= 0 && centre < 0;
 
   /* the parameters at this frame: controlled properties (GstController)
    * take their value at its stream time */

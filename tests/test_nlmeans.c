@@ -1084,6 +1084,38 @@ GST_START_TEST (test_gpu_vs_cpu_temporal)
 
 GST_END_TEST;
 
+/* No frame is uploaded twice: n I420 frames (3 planes) with
+ * temporal-window 5 from system memory cost 3 n uploads (the drain at EOS
+ * uploads nothing) and 3 n downloads (the first 2 submissions have no
+ * output and download nothing): host-transfers = 6 n */
+GST_START_TEST (test_gpu_temporal_transfers)
+{
+  GstHarness *h = cvtest_harness_new ("cudanlmeans", "cuda");
+  GstVideoInfo info;
+  GstBuffer **in;
+  const guint n = 7;
+  guint64 transfers = 0;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 64, 48);
+  in = similar_frames (&info, n, 77);
+  g_object_set (h->element, "temporal-window", 5, "pipeline-depth", 2, NULL);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  for (i = 0; i < n; i++)
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; i < n; i++)
+    gst_buffer_unref (gst_harness_pull (h));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  g_object_get (h->element, "host-transfers", &transfers, NULL);
+  fail_unless_equals_uint64 (transfers, 6 * n);
+  free_frames (in, n);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 nlmeans_suite (void)
 {
@@ -1108,6 +1140,8 @@ nlmeans_suite (void)
     tcase_add_test (tc, test_gpu_vs_cpu);
   if (cvtest_backend_is_cuda ())
     tcase_add_test (tc, test_gpu_vs_cpu_temporal);
+  if (cvtest_backend_is_cuda ())
+    tcase_add_test (tc, test_gpu_temporal_transfers);
   return s;
 }
 
