@@ -82,9 +82,10 @@ typedef struct
 {
   int w, h, r, ch, pw;          /* frame, patch radius, channels, padded width */
   int uniform;                  /* running box sums (see the top) */
-  const float *pad[3];          /* frame pixel (x, y) of channel k at
-                                 * pad[k][y * pw + x]: padded planes, see
-                                 * MARGIN_X and MARGIN_Y */
+  int nt, tc;                   /* frames of the window, the centre's index */
+  const float *pad[CV_NLMEANS_MAX_TEMPORAL][3]; /* pixel (x, y) of channel k
+                                                 * of frame t at pad[t][k][y * pw + x]: padded
+                                                 * planes, see MARGIN_X and MARGIN_Y */
   CvNlMeansConstants k;
   int rx, ry;                   /* search half-widths */
   const CvExec *exec;           /* polled once per row of offsets */
@@ -113,8 +114,9 @@ typedef struct
  * the loops over x vectorize with no run-time trip counts. */
 static inline __attribute__((always_inline))
      void tile_offset (const Ctx * c, Bufs * b, int tx0, int ty0, int th,
-    int dx, int dy, const int R, const int CH, const int UNI)
+    int t, int dx, int dy, const int R, const int CH, const int UNI)
 {
+  const float *const *pc = c->pad[c->tc], *const *pt = c->pad[t];
   const int pw = c->pw, P = 2 * R + 1, DW = (TILE_W + 2 * R + 7) & ~7;
   const int ya = ty0 > -dy ? ty0 : -dy;
   const int yb = ty0 + th < c->h - dy ? ty0 + th : c->h - dy;
@@ -139,15 +141,15 @@ static inline __attribute__((always_inline))
     float *restrict d = b->d + (size_t) k * D_MAX;
 
     {
-      const float *restrict p0 = c->pad[0] + o0, *restrict p1 = c->pad[0] + o1;
+      const float *restrict p0 = pc[0] + o0, *restrict p1 = pt[0] + o1;
       for (j = 0; j < DW; j++) {
         const float e = p0[j] - p1[j];
         d[j] = e * e;
       }
     }
     for (ch_i = 1; ch_i < CH; ch_i++) {
-      const float *restrict p0 = c->pad[ch_i] + o0;
-      const float *restrict p1 = c->pad[ch_i] + o1;
+      const float *restrict p0 = pc[ch_i] + o0;
+      const float *restrict p1 = pt[ch_i] + o1;
       for (j = 0; j < DW; j++) {
         const float e = p0[j] - p1[j];
         d[j] += e * e;
@@ -186,9 +188,9 @@ static inline __attribute__((always_inline))
       float *restrict sf1 = sf0 + (size_t) TILE_H * TILE_W;
       float *restrict sf2 = sf1 + (size_t) TILE_H * TILE_W;
       const ptrdiff_t po = (ptrdiff_t) (y + dy) * pw + tx0 + dx;
-      const float *restrict f0 = c->pad[0] + po;
-      const float *restrict f1 = c->pad[CH > 1 ? 1 : 0] + po;
-      const float *restrict f2 = c->pad[CH > 1 ? 2 : 0] + po;
+      const float *restrict f0 = pt[0] + po;
+      const float *restrict f1 = pt[CH > 1 ? 1 : 0] + po;
+      const float *restrict f2 = pt[CH > 2 ? 2 : 0] + po;
       const float *restrict rw0 = b->rw + (size_t) (k - 2 * R) * TILE_W;
 
 #pragma omp simd
@@ -204,10 +206,10 @@ static inline __attribute__((always_inline))
         w = nlm_weight (s * ka - kb, kc) * mask[x];
         sw[x] += w;
         sf0[x] += w * f0[x];
-        if (CH > 1) {
+        if (CH > 1)
           sf1[x] += w * f1[x];
+        if (CH > 2)
           sf2[x] += w * f2[x];
-        }
       }
     }
   }
@@ -227,16 +229,18 @@ static inline __attribute__((always_inline))
 #define NLM_CLONES
 #endif
 
-/* all offsets of one tile, for compile-time R, CH and UNI */
+/* all offsets of one tile, frame by frame of the window (oldest first),
+ * for compile-time R, CH and UNI */
 #define TILE_OFFSETS(R, CH, UNI) \
-  for (dy = -c->ry; dy <= c->ry; dy++) { \
-    if (ty0 + th + dy <= 0 || ty0 + dy >= c->h) \
-      continue; \
-    if (cv_exec_cancelled (c->exec)) \
-      break; \
-    for (dx = -c->rx; dx <= c->rx; dx++) \
-      tile_offset (c, b, tx0, ty0, th, dx, dy, R, CH, UNI); \
-  }
+  for (t = 0; t < c->nt; t++) \
+    for (dy = -c->ry; dy <= c->ry; dy++) { \
+      if (ty0 + th + dy <= 0 || ty0 + dy >= c->h) \
+        continue; \
+      if (cv_exec_cancelled (c->exec)) \
+        break; \
+      for (dx = -c->rx; dx <= c->rx; dx++) \
+        tile_offset (c, b, tx0, ty0, th, t, dx, dy, R, CH, UNI); \
+    }
 
 #define TILE_RADII(CH, UNI) do { \
     switch (c->r) { \
@@ -250,19 +254,21 @@ static inline __attribute__((always_inline))
   } while (0)
 
 NLM_CLONES static void
-tile_run (const Ctx * c, Bufs * b, const CvPlane * src, CvLumaLayout l,
-    CvPlane * dst, int tx0, int ty0)
+tile_run (const Ctx * c, Bufs * b, const CvNlMeansPass * ps, int tx0, int ty0)
 {
   const int tw = c->w - tx0 < TILE_W ? c->w - tx0 : TILE_W;
   const int th = c->h - ty0 < TILE_H ? c->h - ty0 : TILE_H;
-  const int off[3] = { l.r, l.g, l.b };
-  int dx, dy, x, y, ch_i;
+  int t, dx, dy, x, y, ch_i;
 
   memset (b->acc, 0, sizeof (float) * (1 + c->ch) * TILE_H * TILE_W);
   if (c->ch == 1 && c->uniform)
     TILE_RADII (1, 1);
   else if (c->ch == 1)
     TILE_RADII (1, 0);
+  else if (c->ch == 2 && c->uniform)
+    TILE_RADII (2, 1);
+  else if (c->ch == 2)
+    TILE_RADII (2, 0);
   else if (c->uniform)
     TILE_RADII (3, 1);
   else
@@ -270,51 +276,47 @@ tile_run (const Ctx * c, Bufs * b, const CvPlane * src, CvLumaLayout l,
 
   for (y = 0; y < th; y++) {
     const float *sw = b->acc + (size_t) y * TILE_W;
-    const uint8_t *in = src->data + (size_t) (ty0 + y) * src->stride +
-        (size_t) tx0 * l.bpp;
-    uint8_t *out = dst->data + (size_t) (ty0 + y) * dst->stride +
-        (size_t) tx0 * l.bpp;
 
-    if (l.bpp == 4)
-      memcpy (out, in, (size_t) tw * 4);        /* alpha / padding byte */
     for (ch_i = 0; ch_i < c->ch; ch_i++) {
       const float *swf = sw + (size_t) (ch_i + 1) * TILE_H * TILE_W;
-      const int o = c->ch == 1 ? 0 : off[ch_i];
+      uint8_t *out = ps->out[ch_i] + (size_t) (ty0 + y) * ps->out_stride[ch_i]
+          + (size_t) tx0 * ps->step;
       for (x = 0; x < tw; x++) {
         float v = swf[x] / sw[x] + 0.5f;
         int q = (int) v;
-        out[(size_t) x * l.bpp + o] = (uint8_t) (q > 255 ? 255 : q);
+        out[(size_t) x * ps->step] = (uint8_t) (q > 255 ? 255 : q);
       }
     }
   }
 }
 
-int
-cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvNlMeansParams * params, const CvExec * exec)
+static int
+cv_nlmeans_cpu_pass (const CvNlMeansPass * ps, const CvNlMeansParams * params,
+    double h, const CvExec * exec)
 {
   Ctx c;
+  CvNlMeansParams p1;
   float *pad;
-  int ntx, nty, ph, status = CV_OK, ch_i;
+  int ntx, nty, ph, status = CV_OK, ch_i, t;
   size_t plane, row0;
-  const int off[3] = { layout.r, layout.g, layout.b };
 
-  if (!src || !dst || !params || !src->data || !dst->data || src->width < 1
-      || src->height < 1 || src->width != dst->width
-      || src->height != dst->height || !cv_nlmeans_params_valid (params))
+  if (!ps || !params || ps->width < 1 || ps->height < 1 || ps->channels < 1
+      || ps->channels > 3 || ps->step < 1 || ps->n_frames < 1
+      || ps->n_frames > CV_NLMEANS_MAX_TEMPORAL || ps->centre < 0
+      || ps->centre >= ps->n_frames || !cv_nlmeans_params_valid (params)
+      || !(h > 0))
     return CV_ERROR_INVALID_ARGUMENT;
-  if (!((layout.bpp == 1 && layout.r < 0) || ((layout.bpp == 3
-                  || layout.bpp == 4) && layout.r >= 0 && layout.g >= 0
-              && layout.b >= 0 && layout.r < layout.bpp
-              && layout.g < layout.bpp && layout.b < layout.bpp)))
-    return CV_ERROR_INVALID_ARGUMENT;
+  p1 = *params;
+  p1.h = h;
 
-  c.w = src->width;
-  c.h = src->height;
+  c.w = ps->width;
+  c.h = ps->height;
   c.exec = exec;
   c.r = params->patch_size / 2;
-  c.ch = layout.bpp == 1 ? 1 : 3;
-  cv_nlmeans_constants (params, c.ch, &c.k);
+  c.ch = ps->channels;
+  c.nt = ps->n_frames;
+  c.tc = ps->centre;
+  cv_nlmeans_constants (&p1, c.ch, &c.k);
   /* box sums of D <= c.ch * 255² are exact below 2^24 */
   c.uniform = params->patch_sigma == 0 && (double) c.ch * 65025.0 *
       params->patch_size * params->patch_size < 16777216.0;
@@ -327,28 +329,29 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     c.ry = R < c.h - 1 ? R : c.h - 1;
   }
 
-  /* the frame as planar floats, symmetric padding in the margins */
+  /* the frames as planar floats, symmetric padding in the margins */
   ntx = cv_div_up (c.w, TILE_W);
   nty = cv_div_up (c.h, TILE_H);
   c.pw = ntx * TILE_W + 2 * MARGIN_X;
   ph = c.h + 2 * MARGIN_Y;
   plane = (size_t) c.pw * ph;
   row0 = (size_t) c.pw * MARGIN_Y + MARGIN_X;
-  pad = malloc (sizeof (float) * c.ch * plane);
+  pad = malloc (sizeof (float) * c.ch * c.nt * plane);
   if (!pad)
     return CV_ERROR_NO_MEMORY;
-  for (ch_i = 0; ch_i < c.ch; ch_i++)
-    c.pad[ch_i] = pad + plane * ch_i + row0;
+  for (t = 0; t < c.nt; t++)
+    for (ch_i = 0; ch_i < c.ch; ch_i++)
+      c.pad[t][ch_i] = pad + plane * (t * c.ch + ch_i) + row0;
 #pragma omp parallel for schedule(static) num_threads (CV_OMP_THREADS (exec))
   for (int py = -MARGIN_Y; py < c.h + MARGIN_Y; py++) {
-    const uint8_t *row = src->data + (size_t) cv_border_symmetric (py, c.h) *
-        src->stride;
-    for (int k = 0; k < c.ch; k++) {
-      float *o = (float *) c.pad[k] + (ptrdiff_t) py * c.pw;
-      int bo = c.ch == 1 ? 0 : off[k];
-      for (int px = -MARGIN_X; px < c.pw - MARGIN_X; px++)
-        o[px] = row[(size_t) cv_border_symmetric (px, c.w) * layout.bpp + bo];
-    }
+    const int sy = cv_border_symmetric (py, c.h);
+    for (int tt = 0; tt < c.nt; tt++)
+      for (int k = 0; k < c.ch; k++) {
+        const uint8_t *row = ps->in[tt][k] + (size_t) sy * ps->in_stride[tt][k];
+        float *o = (float *) c.pad[tt][k] + (ptrdiff_t) py * c.pw;
+        for (int px = -MARGIN_X; px < c.pw - MARGIN_X; px++)
+          o[px] = row[(size_t) cv_border_symmetric (px, c.w) * ps->step];
+      }
   }
 
 #pragma omp parallel num_threads (CV_OMP_THREADS (exec))
@@ -369,10 +372,9 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
       b.mask = b.v + D_MAX;
       b.acc = b.mask + TILE_W;
 #pragma omp for schedule(dynamic)
-      for (int t = 0; t < ntx * nty; t++)
+      for (int i = 0; i < ntx * nty; i++)
         if (!cv_exec_cancelled (exec))
-          tile_run (&c, &b, src, layout, dst, (t % ntx) * TILE_W,
-              (t / ntx) * TILE_H);
+          tile_run (&c, &b, ps, (i % ntx) * TILE_W, (i / ntx) * TILE_H);
     }
     free (mem);
   }
@@ -381,12 +383,136 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
       status;
 }
 
+/* the pass of a packed (grey or colour) plane 0 */
+static int
+layout_ok (CvLumaLayout layout)
+{
+  return (layout.bpp == 1 && layout.r < 0) || ((layout.bpp == 3
+          || layout.bpp == 4) && layout.r >= 0 && layout.g >= 0
+      && layout.b >= 0 && layout.r < layout.bpp && layout.g < layout.bpp
+      && layout.b < layout.bpp);
+}
+
+int
+cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+    const CvNlMeansParams * params, const CvExec * exec)
+{
+  CvNlMeansPass ps;
+  int status;
+
+  if (!src || !dst || !params || !src->data || !dst->data || src->width < 1
+      || src->height < 1 || src->width != dst->width
+      || src->height != dst->height || !cv_nlmeans_params_valid (params)
+      || !layout_ok (layout))
+    return CV_ERROR_INVALID_ARGUMENT;
+  cv_nlmeans_pass_packed (&ps, layout, &src, 1, 0, dst);
+  if (layout.bpp == 4)          /* alpha / padding byte */
+    cv_copy_plane_cpu (src, dst, (size_t) src->width * 4);
+  status = cv_nlmeans_cpu_pass (&ps, params, params->h, exec);
+  return status;
+}
+
+/* ---- the history (cvnlmeans.h) ---- */
+
+CvNlMeansHistory *
+cv_nlmeans_history_new (void)
+{
+  CvNlMeansHistory *h = calloc (1, sizeof (CvNlMeansHistory));
+
+  if (h)
+    h->latest = -1;
+  return h;
+}
+
+void
+cv_nlmeans_history_free (CvNlMeansHistory * history)
+{
+  if (history && history->storage && history->free_storage)
+    history->free_storage (history->storage);
+  free (history);
+}
+
+/* The CPU ring: n frames of the stream's plane sizes, tightly packed. */
+typedef struct
+{
+  int n, n_planes;
+  uint8_t *mem;
+  long long *index;             /* frame stored at each entry, -1: none */
+  CvPlane *planes;              /* n x CV_MAX_PLANES */
+} CpuRing;
+
+static void
+cpu_ring_free (void *storage)
+{
+  CpuRing *r = storage;
+
+  if (!r)
+    return;
+  free (r->mem);
+  free (r->index);
+  free (r->planes);
+  free (r);
+}
+
+static size_t
+plane_row_bytes (const CvNlMeansInfo * info, const CvPlane * in, int p)
+{
+  return p == 0 ? (size_t) in->width * info->layout.bpp : info->row_bytes[p];
+}
+
+static CpuRing *
+cpu_ring_new (const CvNlMeansInfo * info, const CvFrame * frame, int n)
+{
+  CpuRing *r = calloc (1, sizeof (CpuRing));
+  size_t per = 0, o;
+  int i, p;
+
+  if (!r)
+    return NULL;
+  r->n = n;
+  r->n_planes = info->n_planes;
+  for (p = 0; p < info->n_planes; p++)
+    per += plane_row_bytes (info, &frame->in[p], p) * frame->in[p].height;
+  r->mem = malloc (per * n);
+  r->index = malloc (sizeof (long long) * n);
+  r->planes = calloc ((size_t) n * CV_MAX_PLANES, sizeof (CvPlane));
+  if (!r->mem || !r->index || !r->planes) {
+    cpu_ring_free (r);
+    return NULL;
+  }
+  for (i = 0; i < n; i++) {
+    r->index[i] = -1;
+    o = per * i;
+    for (p = 0; p < info->n_planes; p++) {
+      CvPlane *pl = &r->planes[i * CV_MAX_PLANES + p];
+      pl->data = r->mem + o;
+      pl->stride = plane_row_bytes (info, &frame->in[p], p);
+      pl->width = frame->in[p].width;
+      pl->height = frame->in[p].height;
+      o += pl->stride * pl->height;
+    }
+  }
+  return r;
+}
+
 /* ---- the operator (cvnlmeans.h) ---- */
 
 typedef struct
 {
   CvNlMeansInfo info;
+  CvNlMeansHistory *hist;       /* the history this operator uses */
 } NlMeansOp;
+
+static void
+op_leave_history (NlMeansOp * o)
+{
+  if (o->hist && --o->hist->users == 0 && o->hist->storage) {
+    o->hist->free_storage (o->hist->storage);
+    o->hist->storage = NULL;
+    o->hist->latest = -1;
+  }
+  o->hist = NULL;
+}
 
 static int
 nlmeans_create (const void *info, void **op)
@@ -406,23 +532,96 @@ nlmeans_create (const void *info, void **op)
   return CV_OK;
 }
 
+/* frame `centre` of the window frames[0 .. n-1] (centre index c) into out:
+ * plane 0 with h, the chroma with h_color (or copied) */
+static int
+denoise_window (const CvNlMeansInfo * info, const CvPlane * const *frames,
+    int n, int c, CvPlane * out, const CvNlMeansParams * p, const CvExec * exec)
+{
+  CvNlMeansPass ps;
+  int status, q;
+
+  if (info->layout.bpp == 4)    /* alpha / padding byte */
+    cv_copy_plane_cpu (&frames[c][0], &out[0], (size_t) info->width * 4);
+  cv_nlmeans_pass_packed (&ps, info->layout, frames, n, c, &out[0]);
+  status = cv_nlmeans_cpu_pass (&ps, p, p->h, exec);
+  if (status != CV_OK || info->n_planes < 2)
+    return status;
+  if (p->h_color > 0 && (info->n_planes == 2 || info->n_planes == 3)) {
+    cv_nlmeans_pass_chroma (&ps, info->n_planes, frames, n, c, out);
+    return cv_nlmeans_cpu_pass (&ps, p, p->h_color, exec);
+  }
+  /* the chroma unchanged */
+  for (q = 1; status == CV_OK && q < info->n_planes; q++)
+    status = cv_copy_plane_cpu (&frames[c][q], &out[q], info->row_bytes[q]);
+  return status;
+}
+
 static int
 nlmeans_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   NlMeansOp *o = op;
+  const CvNlMeansParams *p = params;
+  const CvPlane *frames[CV_NLMEANS_MAX_TEMPORAL];
+  CvNlMeansHistory *hist;
+  CpuRing *ring;
   CvFrame f;
-  int p, status;
+  int i, q;
 
-  if (!o || !cv_nlmeans_params_valid (params)
-      || !cv_nlmeans_frame_valid (&o->info, frame))
+  if (!o || !cv_nlmeans_params_valid (p)
+      || (p->temporal_window <= 1 && !cv_nlmeans_frame_valid (&o->info, frame)))
     return CV_ERROR_INVALID_ARGUMENT;
   f = *frame;
-  status = cv_nlmeans_cpu (&f.in[0], o->info.layout, &f.out[0], params, exec);
-  /* the chroma of I420 / NV12 unchanged */
-  for (p = 1; status == CV_OK && p < o->info.n_planes; p++)
-    status = cv_copy_plane_cpu (&f.in[p], &f.out[p], o->info.row_bytes[p]);
-  return status;
+  if (p->temporal_window <= 1) {
+    frames[0] = f.in;
+    return denoise_window (&o->info, frames, 1, 0, f.out, p, exec);
+  }
+
+  /* a temporal window: store frame->in, denoise frame centre */
+  hist = p->history;
+  if ((p->store >= 0 && !cv_nlmeans_frame_valid (&o->info, frame))
+      || (p->store < 0 && p->centre >= 0 && !cv_plane_is (&f.out[0],
+              o->info.width, o->info.height, o->info.layout.bpp)))
+    return CV_ERROR_INVALID_ARGUMENT;
+  if (o->hist != hist) {
+    op_leave_history (o);
+    o->hist = hist;
+    hist->users++;
+  }
+  ring = hist->storage;
+  if (ring && (ring->n < cv_nlmeans_ring_size (p->temporal_window)
+          || ring->n_planes != o->info.n_planes))
+    return CV_ERROR_INVALID_ARGUMENT;   /* one window per history */
+  if (!ring) {
+    if (p->store < 0)
+      return CV_ERROR_INVALID_ARGUMENT; /* nothing stored yet */
+    ring = cpu_ring_new (&o->info, &f,
+        cv_nlmeans_ring_size (p->temporal_window));
+    if (!ring)
+      return CV_ERROR_NO_MEMORY;
+    hist->storage = ring;
+    hist->free_storage = cpu_ring_free;
+  }
+  if (p->store >= 0) {
+    const int e = (int) (p->store % ring->n);
+    for (q = 0; q < o->info.n_planes; q++)
+      cv_copy_plane_cpu (&f.in[q], &ring->planes[e * CV_MAX_PLANES + q],
+          ring->planes[e * CV_MAX_PLANES + q].stride);
+    ring->index[e] = p->store;
+    hist->latest = p->store;
+  }
+  if (p->centre < 0)
+    return CV_OK;
+  for (i = 0; i < 2 * p->radius + 1; i++) {
+    const long long k = p->centre - p->radius + i;
+    const int e = (int) (k % ring->n);
+    if (ring->index[e] != k)
+      return CV_ERROR_INVALID_ARGUMENT; /* not stored (or overwritten) */
+    frames[i] = &ring->planes[e * CV_MAX_PLANES];
+  }
+  return denoise_window (&o->info, frames, 2 * p->radius + 1, p->radius,
+      f.out, p, exec);
 }
 
 static const void *
@@ -435,6 +634,8 @@ nlmeans_results (void *op)
 static void
 nlmeans_destroy (void *op)
 {
+  if (op)
+    op_leave_history (op);
   free (op);
 }
 

@@ -16,6 +16,8 @@ extern "C" {
 /* Largest patch size and search window (both odd). */
 #define CV_NLMEANS_MAX_PATCH 11
 #define CV_NLMEANS_MAX_SEARCH 65
+/* Largest temporal window (odd): frames in one denoising window. */
+#define CV_NLMEANS_MAX_TEMPORAL 7
 
 /* Parameters of one non-local-means pass.
  * h:             filter strength, 8-bit intensity units, > 0 (finite).
@@ -25,7 +27,30 @@ extern "C" {
  *                odd, 1..CV_NLMEANS_MAX_SEARCH, or 0 for the whole frame.
  * patch_sigma:   standard deviation in pixels of the Gaussian weighting the
  *                patch, >= 0; 0 = uniform weights.
- * sigma:         known noise standard deviation, 8-bit units, >= 0. */
+ * sigma:         known noise standard deviation, 8-bit units, >= 0.
+ * h_color:       the chroma of I420 / NV12 (planes 1 ..): > 0, their
+ *                filter strength (U and V denoised together, C = 2, one
+ *                weight per pixel, as OpenCV denoises a 2-channel image);
+ *                0: the chroma planes are copied unchanged (the behaviour
+ *                before h_color existed; a zeroed params struct keeps it).
+ *                Not used for GRAY8 and packed RGB.
+ * temporal_window: 0 or 1: every submit denoises frame->in into
+ *                frame->out on its own. Odd 3 .. CV_NLMEANS_MAX_TEMPORAL:
+ *                a window of frames (OpenCV's fastNlMeansDenoisingMulti):
+ *                the frames live in history (below), frame->in is stored
+ *                there as frame `store`, and frame->out receives frame
+ *                `centre` denoised with the frames centre - radius ..
+ *                centre + radius (all stored by this submit or earlier
+ *                ones; radius <= temporal_window / 2).
+ * history:       temporal: a CvNlMeansHistory (cv_nlmeans_history_new)
+ *                shared by every operator of the stream (of one backend).
+ * store:         temporal: index (>= 0, increasing by one per stored
+ *                frame) under which frame->in is stored; -1: frame->in is
+ *                not read.
+ * centre:        temporal: index of the frame to denoise into frame->out;
+ *                -1: frame->out is not written.
+ * radius:        temporal: frames on each side of centre, 0 .. 
+ *                temporal_window / 2. */
 typedef struct
 {
   double h;
@@ -33,7 +58,24 @@ typedef struct
   int search_window;
   double patch_sigma;
   double sigma;
+  double h_color;
+  int temporal_window;
+  void *history;
+  long long store;
+  long long centre;
+  int radius;
 } CvNlMeansParams;
+
+/* The frames of a temporal window, shared by the operators of a stream:
+ * a ring of the last temporal_window + 5 stored frames (the window and up
+ * to 4 frames in flight) in the operators' memory (host for the CPU, device for CUDA, with an event per
+ * frame so that operators on other streams wait for its copy), allocated
+ * at the first temporal submit and freed when the last operator that used
+ * it is destroyed. Made and freed (after its operators) by the caller;
+ * cv_nlmeans_history_new returns NULL when out of memory. */
+typedef struct _CvNlMeansHistory CvNlMeansHistory;
+CvNlMeansHistory *cv_nlmeans_history_new (void);
+void cv_nlmeans_history_free (CvNlMeansHistory * history);
 
 /* ---- the operator (cvop.h) ----
  * Non-local means (A. Buades, B. Coll, J.-M. Morel, "A non-local algorithm

@@ -81,8 +81,11 @@ group_n (int cols)
  * (never by reference or pointer: see docs/cudanlmeans.md). */
 struct KParams
 {
-  const uint8_t *src;
-  size_t sstride;
+  /* the frames of the window (nt, 1 .. CV_NLMEANS_MAX_TEMPORAL), the
+   * one denoised is src[tc] */
+  const uint8_t *src[CV_NLMEANS_MAX_TEMPORAL];
+  size_t sstride[CV_NLMEANS_MAX_TEMPORAL];
+  int nt, tc;
   uint8_t *dst;
   size_t dstride;
   float *part;                  /* Z x (1 + C) x h x w, or NULL (Z = 1) */
@@ -95,6 +98,23 @@ struct KParams
   float g[CV_NLMEANS_MAX_PATCH];
   float a, b, c;
 };
+
+/* frame t of the window (a runtime index) by constant-indexed selects:
+ * the parameter arrays are never indexed at run time */
+__device__ __forceinline__ void
+pick_frame (const KParams & p, int t, const uint8_t ** s, size_t * st)
+{
+  const uint8_t *r = p.src[0];
+  size_t rs = p.sstride[0];
+#pragma unroll
+  for (int i = 1; i < CV_NLMEANS_MAX_TEMPORAL; i++)
+    if (t == i) {
+      r = p.src[i];
+      rs = p.sstride[i];
+    }
+  *s = r;
+  *st = rs;
+}
 
 /* 2^x, flushing results below 2^-126 to 0 (one MUFU.EX2 instead of
  * exp2f's denormal fix-ups): a weight that small is lost in the sums
@@ -170,10 +190,24 @@ nlmeans_kernel (const KParams p)
 
   __shared__ __align__ (16) PixT fc[NR * W];    /* f(x + (i,j)), padded */
   __shared__ PixT fs[(NR + G - 1) * FP];        /* f(y + (i,j)) */
+  /* the frames of the window, read from shared memory where used (no
+   * registers held for them across the offset loops) */
+  __shared__ const uint8_t *s_src[CV_NLMEANS_MAX_TEMPORAL];
+  __shared__ size_t s_stride[CV_NLMEANS_MAX_TEMPORAL];
+
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int i = 0; i < CV_NLMEANS_MAX_TEMPORAL; i++) {
+      s_src[i] = p.src[i];
+      s_stride[i] = p.sstride[i];
+    }
+  }
 
   /* every parameter read once into a register */
-  const uint8_t *const src = p.src;
-  const size_t sstride = p.sstride;
+  const uint8_t *src;           /* the centre frame */
+  size_t sstride;
+  pick_frame (p, p.tc, &src, &sstride);
+  const int nt = p.nt;
   const int w = p.w, h = p.h, bpp = p.bpp;
   const int lr = p.lr, lg = p.lg, lb = p.lb;
   const int rx = p.rx, ry = p.ry, nz = p.z;
@@ -222,6 +256,8 @@ nlmeans_kernel (const KParams p)
   const int dx_lo = max (-rx, -(txe - 1)), dx_hi = min (rx, w - 1 - x0);
   const int dy_lo = max (-ry, -(tye - 1)), dy_hi = min (ry, h - 1 - ty0);
 
+  /* the frames of the window, oldest first (as the CPU) */
+  for (int t = 0; t < nt; t++) {
   for (int gy = 0; gy < ngy; gy++) {
     const int dya = max (-ry + gy * G, dy_lo);
     const int dyb = min (-ry + gy * G + G - 1, dy_hi);
@@ -231,12 +267,15 @@ nlmeans_kernel (const KParams p)
       const int nlx = dxb - dxa + 1, nly = dyb - dya + 1;
       /* block-uniform: every thread takes the same branch */
       const bool group = nlx > 0 && nly > 0 && (zgroups ?
-          (gy * ngx + gx) % nz == zi : zi < nlx * nly);
+          ((t * ngy + gy) * ngx + gx) % nz == zi : zi < nlx * nly);
       if (group) {
         const int count = nlx * nly;
         /* f around y for every offset of the group */
-        __syncthreads ();       /* previous group done with fs (and fc) */
+        __syncthreads ();       /* previous group done with fs (and fc);
+                                 * s_src written */
         {
+          const uint8_t *const tsrc = s_src[t];
+          const size_t tstride = s_stride[t];
           /* rows and columns of the region, clamped to the declared size of
            * fs (nlx, nly <= G already: the clamps only make the bound
            * explicit). Warp wi loads rows wi, wi + kWarps, ..., lane l
@@ -248,8 +287,8 @@ nlmeans_kernel (const KParams p)
           const int rh = min (NR + nly - 1, NR + G - 1);
           const int ox = x0 - R + dxa, oy = ty0 - R + dya;
           for (int rr = wi; rr < rh; rr += kWarps) {
-            const uint8_t *const srow = src +
-                (size_t) cv_border_symmetric (oy + rr, h) * sstride;
+            const uint8_t *const srow = tsrc +
+                (size_t) cv_border_symmetric (oy + rr, h) * tstride;
             PixT *const drow = fs + rr * FP;
 #pragma unroll 1
             for (int cc = lane; cc < cw; cc += 32)
@@ -337,6 +376,8 @@ nlmeans_kernel (const KParams p)
     }
   }
 
+  }                             /* t */
+
 #pragma unroll
   for (int j = 0; j < COLS; j++) {
     const int X = x0 + COLS * lane + j;
@@ -406,7 +447,10 @@ nlmeans_finish (const KParams p)
     uint8_t *o = p.dst + (size_t) Y * p.dstride + (size_t) X * bpp;
     if (COLOR) {
       if (bpp == 4) {
-        const uint8_t *in = p.src + (size_t) Y * p.sstride + (size_t) X * 4;
+        const uint8_t *in;
+        size_t ist;
+        pick_frame (p, p.tc, &in, &ist);
+        in += (size_t) Y * ist + (size_t) X * 4;
         for (int k = 0; k < 4; k++)
           o[k] = in[k];
       }
@@ -575,17 +619,24 @@ launch_shape (int r, const KParams & kp, cudaStream_t s)
 
 /* kernel parameters of a call (z: blocks per tile; part: scratch or NULL) */
 KParams
-make_params (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvNlMeansParams * params, int z, float *part)
+make_params (const CvPlane * const *frames, int n, int c, CvLumaLayout layout,
+    int channels, double hh, CvPlane * dst, const CvNlMeansParams * params,
+    int z, float *part)
 {
   const bool color = layout.bpp != 1;
-  const int w = src->width, h = src->height;
+  const int w = frames[c]->width, h = frames[c]->height;
   KParams kp;
+  CvNlMeansParams p1 = *params;
   CvNlMeansConstants k;
 
-  cv_nlmeans_constants (params, color ? 3 : 1, &k);
-  kp.src = src->data;
-  kp.sstride = src->stride;
+  p1.h = hh;
+  cv_nlmeans_constants (&p1, channels, &k);
+  for (int i = 0; i < CV_NLMEANS_MAX_TEMPORAL; i++) {
+    kp.src[i] = frames[i < n ? i : c]->data;
+    kp.sstride[i] = frames[i < n ? i : c]->stride;
+  }
+  kp.nt = n;
+  kp.tc = c;
   kp.dst = dst->data;
   kp.dstride = dst->stride;
   kp.w = w;
@@ -639,18 +690,26 @@ cv_nlmeans_cuda_scratch_size (int width, int height, CvLumaLayout layout,
   return need;
 }
 
-extern "C" int
-cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+/* frame c of the window frames[0 .. n-1] (planes read through layout;
+ * channels: 1, 2 (packed U, V, 0: the chroma) or 3) into dst with strength
+ * hh */
+static int
+nlmeans_window (const CvPlane * const *frames, int n, int c,
+    CvLumaLayout layout, int channels, double hh, CvPlane * dst,
     const CvNlMeansParams * params, void *scratch, size_t scratch_size,
     void *stream)
 {
-  if (!src || !dst || !params || !src->data || !dst->data || src->width < 1
-      || src->height < 1 || src->width != dst->width
-      || src->height != dst->height || !cv_nlmeans_params_valid (params)
-      || !layout_ok (layout))
+  if (!frames || n < 1 || n > CV_NLMEANS_MAX_TEMPORAL || c < 0 || c >= n
+      || !dst || !params || !dst->data || !cv_nlmeans_params_valid (params)
+      || !layout_ok (layout) || !(hh > 0))
     return CV_ERROR_INVALID_ARGUMENT;
+  for (int i = 0; i < n; i++)
+    if (!frames[i] || !frames[i]->data || frames[i]->width != dst->width
+        || frames[i]->height != dst->height || dst->width < 1
+        || dst->height < 1)
+      return CV_ERROR_INVALID_ARGUMENT;
 
-  const int w = src->width, h = src->height;
+  const int w = dst->width, h = dst->height;
   const bool color = layout.bpp != 1;
   const int ch = color ? 3 : 1;
   const int r = params->patch_size / 2;
@@ -658,12 +717,14 @@ cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   if (cv_div_up (h, tile_h (sh.rows)) > 65535)
     return CV_ERROR_INVALID_ARGUMENT;
 
+  /* the split as for one frame (the scratch size does not depend on the
+   * window) */
   const long long noff = window_offsets (w, h, params);
   const int z = choose_z (w, h, ch, r, noff);
   if (z > 1 && (!scratch || scratch_size < scratch_bytes (z, w, h, ch)))
     return CV_ERROR_INVALID_ARGUMENT;
-  const KParams kp = make_params (src, layout, dst, params, z,
-      (float *) scratch);
+  const KParams kp = make_params (frames, n, c, layout, channels, hh, dst,
+      params, z, (float *) scratch);
 
   cudaStream_t s = (cudaStream_t) stream;
   if (color)
@@ -672,6 +733,189 @@ cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     launch_shape < false, kGreyShape.cols, kGreyShape.rows > (r, kp, s);
   return (int) cudaGetLastError ();
 }
+
+extern "C" int
+cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+    const CvNlMeansParams * params, void *scratch, size_t scratch_size,
+    void *stream)
+{
+  if (!src || !dst || !params || !src->data || src->width < 1
+      || src->height < 1 || src->width != dst->width
+      || src->height != dst->height)
+    return CV_ERROR_INVALID_ARGUMENT;
+  return nlmeans_window (&src, 1, 0, layout, layout.bpp == 1 ? 1 : 3,
+      params->h, dst, params, scratch, scratch_size, stream);
+}
+
+/* ---- the chroma of I420 / NV12 as one packed image ---- */
+
+namespace {
+
+/* U, V (step 1: I420's planes; 2: NV12's interleaved plane) -> U V 0 0 */
+__global__ void
+pack_uv (const uint8_t * u, size_t us, const uint8_t * v, size_t vs, int step,
+    int w, int h, uint8_t * dst, size_t ds)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (x >= w || y >= h)
+    return;
+  const uint32_t val = (uint32_t) u[(size_t) y * us + (size_t) x * step] |
+      ((uint32_t) v[(size_t) y * vs + (size_t) x * step] << 8);
+  *(uint32_t *) (dst + (size_t) y * ds + (size_t) x * 4) = val;
+}
+
+__global__ void
+unpack_uv (const uint8_t * src, size_t ss, uint8_t * u, size_t us,
+    uint8_t * v, size_t vs, int step, int w, int h)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (x >= w || y >= h)
+    return;
+  const uint8_t *q = src + (size_t) y * ss + (size_t) x * 4;
+  u[(size_t) y * us + (size_t) x * step] = q[0];
+  v[(size_t) y * vs + (size_t) x * step] = q[1];
+}
+
+/* the chroma planes of a frame: U and V, their step */
+struct Chroma
+{
+  uint8_t *u, *v;
+  size_t us, vs;
+  int step, w, h;
+};
+
+Chroma
+chroma_of (const CvPlane * planes, int n_planes)
+{
+  Chroma c;
+
+  c.u = planes[1].data;
+  c.us = planes[1].stride;
+  c.w = planes[1].width;
+  c.h = planes[1].height;
+  if (n_planes == 2) {
+    c.v = planes[1].data + 1;
+    c.vs = planes[1].stride;
+    c.step = 2;
+  } else {
+    c.v = planes[2].data;
+    c.vs = planes[2].stride;
+    c.step = 1;
+  }
+  return c;
+}
+
+dim3
+grid_2d (int w, int h)
+{
+  return dim3 ((unsigned) cv_div_up (w, 32), (unsigned) cv_div_up (h, 8));
+}
+
+int
+launch_pack (const Chroma & c, const CvPlane * dst, cudaStream_t s)
+{
+  pack_uv <<<grid_2d (c.w, c.h), dim3 (32, 8), 0, s>>> (c.u, c.us, c.v,
+      c.vs, c.step, c.w, c.h, dst->data, dst->stride);
+  return (int) cudaGetLastError ();
+}
+
+int
+launch_unpack (const CvPlane * src, const Chroma & c, cudaStream_t s)
+{
+  unpack_uv <<<grid_2d (c.w, c.h), dim3 (32, 8), 0, s>>> (src->data,
+      src->stride, c.u, c.us, c.v, c.vs, c.step, c.w, c.h);
+  return (int) cudaGetLastError ();
+}
+
+/* the packed chroma: U at byte 0, V at 1, a zero at 2 (the colour kernel's
+ * third component: adds nothing to the distances), 4 bytes a pixel */
+constexpr CvLumaLayout kUvLayout = { 4, 0, 1, 2 };
+
+int
+alloc_plane (CvPlane * p, int w, int h, int bpp)
+{
+  size_t pitch = 0;
+
+  p->data = NULL;
+  cudaError_t e = cudaMallocPitch ((void **) &p->data, &pitch,
+      (size_t) w * bpp, (size_t) h);
+  if (e != cudaSuccess) {
+    p->data = NULL;
+    return (int) e;
+  }
+  p->stride = pitch;
+  p->width = w;
+  p->height = h;
+  return CV_OK;
+}
+
+/* The device ring of a history (cvnlmeans.h): per entry plane 0 of a frame
+ * and, for I420 / NV12, its packed chroma; the event recorded after the
+ * entry's copy on the stream that stored it. */
+struct CudaRing
+{
+  int n;
+  bool yuv;
+  CvPlane plane0[CV_NLMEANS_MAX_TEMPORAL + 5];
+  CvPlane uv[CV_NLMEANS_MAX_TEMPORAL + 5];
+  long long index[CV_NLMEANS_MAX_TEMPORAL + 5];
+  cudaEvent_t ev[CV_NLMEANS_MAX_TEMPORAL + 5];
+};
+
+void
+cuda_ring_free (void *storage)
+{
+  CudaRing *r = (CudaRing *) storage;
+
+  if (!r)
+    return;
+  for (int i = 0; i < r->n; i++) {
+    if (r->plane0[i].data)
+      cudaFree (r->plane0[i].data);
+    if (r->uv[i].data)
+      cudaFree (r->uv[i].data);
+    if (r->ev[i])
+      cudaEventDestroy (r->ev[i]);
+  }
+  (void) cudaGetLastError ();
+  free (r);
+}
+
+int
+cuda_ring_new (const CvNlMeansInfo * info, const CvFrame * f, int n,
+    CudaRing ** out)
+{
+  CudaRing *r = (CudaRing *) calloc (1, sizeof (CudaRing));
+  int st = CV_OK;
+
+  *out = NULL;
+  if (!r)
+    return CV_ERROR_NO_MEMORY;
+  r->n = n;
+  r->yuv = info->n_planes == 2 || info->n_planes == 3;
+  for (int i = 0; i < n && st == CV_OK; i++) {
+    r->index[i] = -1;
+    st = alloc_plane (&r->plane0[i], info->width, info->height,
+        info->layout.bpp);
+    if (st == CV_OK && r->yuv)
+      st = alloc_plane (&r->uv[i], f->in[1].width, f->in[1].height, 4);
+    if (st == CV_OK)
+      st = (int) cudaEventCreateWithFlags (&r->ev[i],
+          cudaEventDisableTiming);
+  }
+  if (st != CV_OK) {
+    cuda_ring_free (r);
+    return st;
+  }
+  *out = r;
+  return CV_OK;
+}
+
+}                               /* namespace */
 
 /* ---- the operator (cvnlmeans.h) ---- */
 
@@ -682,7 +926,20 @@ struct NlMeansOp
   CvNlMeansInfo info;
   void *scratch;                /* device memory, scratch_size bytes */
   size_t scratch_size;
+  CvPlane uv_in, uv_out;        /* packed chroma of this operator's frames */
+  CvNlMeansHistory *hist;       /* the history this operator uses */
 };
+
+void
+op_leave_history (NlMeansOp * o)
+{
+  if (o->hist && --o->hist->users == 0 && o->hist->storage) {
+    o->hist->free_storage (o->hist->storage);
+    o->hist->storage = NULL;
+    o->hist->latest = -1;
+  }
+  o->hist = NULL;
+}
 
 int
 nlmeans_create (const void *info, void **op)
@@ -703,21 +960,18 @@ nlmeans_create (const void *info, void **op)
 }
 
 int
-nlmeans_submit (void *op, const CvFrame * frame, const void *params,
-    const CvExec * exec)
+ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
 {
-  NlMeansOp *o = (NlMeansOp *) op;
-  const CvNlMeansParams *p = (const CvNlMeansParams *) params;
-  void *stream = cv_exec_stream (exec);
-  size_t need;
-  CvFrame f;
-  int status;
-
-  if (!o || !cv_nlmeans_params_valid (p)
-      || !cv_nlmeans_frame_valid (&o->info, frame))
-    return CV_ERROR_INVALID_ARGUMENT;
-  need = cv_nlmeans_cuda_scratch_size (o->info.width, o->info.height,
+  size_t need = cv_nlmeans_cuda_scratch_size (o->info.width, o->info.height,
       o->info.layout, p);
+  const bool yuv = o->info.n_planes == 2 || o->info.n_planes == 3;
+
+  if (yuv) {
+    /* the chroma pass: packed, colour kernel */
+    const size_t n2 = cv_nlmeans_cuda_scratch_size (f->out[1].width,
+        f->out[1].height, kUvLayout, p);
+    need = n2 > need ? n2 : need;
+  }
   if (need > o->scratch_size) {
     /* this operator's previous frame has completed (the caller has one
      * operator per frame in flight): its scratch is free */
@@ -734,14 +988,147 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
     }
     o->scratch_size = need;
   }
-  f = *frame;
-  status = cv_nlmeans_cuda (&f.in[0], o->info.layout, &f.out[0], p,
-      o->scratch, o->scratch_size, stream);
-  /* the chroma of I420 / NV12 unchanged */
-  for (int i = 1; status == CV_OK && i < o->info.n_planes; i++)
-    status = cv_copy_plane_cuda (&f.in[i], &f.out[i], o->info.row_bytes[i],
-        stream);
-  return status;
+  if (yuv && !o->uv_out.data) {
+    int st = alloc_plane (&o->uv_out, f->out[1].width, f->out[1].height, 4);
+    if (st == CV_OK)
+      st = alloc_plane (&o->uv_in, f->out[1].width, f->out[1].height, 4);
+    if (st != CV_OK)
+      return st;
+  }
+  return CV_OK;
+}
+
+/* frame c of the window: plane 0 (frames0) with h, the chroma (packed
+ * frames uv, NULL: the planes of `in`) with h_color, or copied */
+int
+denoise_window (NlMeansOp * o, const CvPlane * const *frames0,
+    const CvPlane * const *uv, int n, int c, const CvFrame * f,
+    const CvNlMeansParams * p, cudaStream_t s)
+{
+  const CvNlMeansInfo *info = &o->info;
+  CvPlane out0 = f->out[0];
+  int st = nlmeans_window (frames0, n, c, info->layout,
+      info->layout.bpp == 1 ? 1 : 3, p->h, &out0, p, o->scratch,
+      o->scratch_size, s);
+
+  if (st != CV_OK || info->n_planes < 2)
+    return st;
+  if (!(info->n_planes == 2 || info->n_planes == 3)) {
+    for (int i = 1; st == CV_OK && i < info->n_planes; i++)
+      st = cv_copy_plane_cuda (&f->in[i], (CvPlane *) & f->out[i],
+          info->row_bytes[i], s);
+    return st;
+  }
+  const Chroma co = chroma_of (f->out, info->n_planes);
+  if (!uv) {
+    /* spatial: this frame's chroma */
+    if (p->h_color <= 0) {
+      for (int i = 1; st == CV_OK && i < info->n_planes; i++)
+        st = cv_copy_plane_cuda (&f->in[i], (CvPlane *) & f->out[i],
+            info->row_bytes[i], s);
+      return st;
+    }
+    st = launch_pack (chroma_of (f->in, info->n_planes), &o->uv_in, s);
+    const CvPlane *one = &o->uv_in;
+    if (st == CV_OK)
+      st = nlmeans_window (&one, 1, 0, kUvLayout, 2, p->h_color, &o->uv_out,
+          p, o->scratch, o->scratch_size, s);
+  } else if (p->h_color > 0) {
+    st = nlmeans_window (uv, n, c, kUvLayout, 2, p->h_color, &o->uv_out, p,
+        o->scratch, o->scratch_size, s);
+  } else {
+    return launch_unpack (uv[c], co, s);        /* the chroma unchanged */
+  }
+  if (st == CV_OK)
+    st = launch_unpack (&o->uv_out, co, s);
+  return st;
+}
+
+int
+nlmeans_submit (void *op, const CvFrame * frame, const void *params,
+    const CvExec * exec)
+{
+  NlMeansOp *o = (NlMeansOp *) op;
+  const CvNlMeansParams *p = (const CvNlMeansParams *) params;
+  cudaStream_t s = (cudaStream_t) cv_exec_stream (exec);
+  const CvPlane *f0[CV_NLMEANS_MAX_TEMPORAL], *fuv[CV_NLMEANS_MAX_TEMPORAL];
+  CvNlMeansHistory *hist;
+  CudaRing *ring;
+  int st;
+
+  if (!o || !cv_nlmeans_params_valid (p) || !frame)
+    return CV_ERROR_INVALID_ARGUMENT;
+  if (p->temporal_window <= 1) {
+    if (!cv_nlmeans_frame_valid (&o->info, frame))
+      return CV_ERROR_INVALID_ARGUMENT;
+    st = ensure_scratch (o, p, frame);
+    if (st != CV_OK)
+      return st;
+    f0[0] = &frame->in[0];
+    return denoise_window (o, f0, NULL, 1, 0, frame, p, s);
+  }
+
+  /* a temporal window: store frame->in, denoise frame centre */
+  hist = (CvNlMeansHistory *) p->history;
+  if ((p->store >= 0 && !cv_nlmeans_frame_valid (&o->info, frame))
+      || (p->centre >= 0 && !cv_plane_is (&frame->out[0], o->info.width,
+              o->info.height, o->info.layout.bpp)))
+    return CV_ERROR_INVALID_ARGUMENT;
+  if (o->hist != hist) {
+    op_leave_history (o);
+    o->hist = hist;
+    hist->users++;
+  }
+  ring = (CudaRing *) hist->storage;
+  if (ring && ring->n < cv_nlmeans_ring_size (p->temporal_window))
+    return CV_ERROR_INVALID_ARGUMENT;   /* one window per history */
+  if (!ring) {
+    if (p->store < 0)
+      return CV_ERROR_INVALID_ARGUMENT; /* nothing stored yet */
+    st = cuda_ring_new (&o->info, frame,
+        cv_nlmeans_ring_size (p->temporal_window), &ring);
+    if (st != CV_OK)
+      return st;
+    hist->storage = ring;
+    hist->free_storage = cuda_ring_free;
+  }
+  if (p->store >= 0) {
+    /* the frame's one copy into the history (device to device: the frame
+     * was uploaded once, by its own submission) */
+    const int e = (int) (p->store % ring->n);
+    st = (int) cudaMemcpy2DAsync (ring->plane0[e].data,
+        ring->plane0[e].stride, frame->in[0].data, frame->in[0].stride,
+        (size_t) o->info.width * o->info.layout.bpp, o->info.height,
+        cudaMemcpyDeviceToDevice, s);
+    if (st == CV_OK && ring->yuv)
+      st = launch_pack (chroma_of (frame->in, o->info.n_planes),
+          &ring->uv[e], s);
+    if (st == CV_OK)
+      st = (int) cudaEventRecord (ring->ev[e], s);
+    if (st != CV_OK)
+      return st;
+    ring->index[e] = p->store;
+    hist->latest = p->store;
+  }
+  if (p->centre < 0)
+    return CV_OK;
+  for (int i = 0; i < 2 * p->radius + 1; i++) {
+    const long long k = p->centre - p->radius + i;
+    const int e = (int) (k % ring->n);
+    if (ring->index[e] != k)
+      return CV_ERROR_INVALID_ARGUMENT;   /* not stored (or overwritten) */
+    /* stored by another frame's stream: wait for its copy */
+    st = (int) cudaStreamWaitEvent (s, ring->ev[e], 0);
+    if (st != CV_OK)
+      return st;
+    f0[i] = &ring->plane0[e];
+    fuv[i] = &ring->uv[e];
+  }
+  st = ensure_scratch (o, p, frame);
+  if (st != CV_OK)
+    return st;
+  return denoise_window (o, f0, ring->yuv ? fuv : NULL, 2 * p->radius + 1,
+      p->radius, frame, p, s);
 }
 
 const void *
@@ -758,8 +1145,13 @@ nlmeans_destroy (void *op)
 
   if (!o)
     return;
+  op_leave_history (o);
   if (o->scratch)
     cudaFree (o->scratch);
+  if (o->uv_in.data)
+    cudaFree (o->uv_in.data);
+  if (o->uv_out.data)
+    cudaFree (o->uv_out.data);
   free (o);
 }
 

@@ -23,10 +23,18 @@
  * 'symmetric': ... c b a | a b c ...); the search window is clipped to the
  * frame. Output is rounded to nearest and saturated to 0..255.
  *
- * Formats: GRAY8; I420 and NV12 (the luma is denoised, the chroma planes are
- * passed through unchanged); RGB, BGR, RGBA, BGRA, RGBx, BGRx (one weight
- * per pixel from the colour patch distance, alpha/padding copied). The
- * output has the input's format and size.
+ * Formats: GRAY8; I420 and NV12 (the luma with h, the chroma planes, U and
+ * V together, with h-color; h-color=0 copies them unchanged); RGB, BGR,
+ * RGBA, BGRA, RGBx, BGRx (one weight per pixel from the colour patch
+ * distance, alpha/padding copied). The output has the input's format and
+ * size.
+ *
+ * temporal-window=N (odd, up to 7) extends the search over the (N-1)/2
+ * previous and next frames with the weights of OpenCV's
+ * fastNlMeansDenoisingMulti; the window shrinks symmetrically at the first
+ * and last frames of a stream. The element then holds (N-1)/2 frames
+ * (reported in the LATENCY query, drained at EOS and caps changes,
+ * discarded on flush); frames and timestamps are unchanged.
  *
  * The seed (MATLAB/CUDA, images in [0,1]) uses w = exp (-d²/filtSigma²)
  * with filtSigma = 0.02: on 8-bit data the same weights come from
@@ -35,6 +43,7 @@
  * ## Example launch lines
  * |[
  * gst-launch-1.0 filesrc location=/usr/share/doc/opencv-doc/examples/data/vtest.avi ! decodebin ! videoconvert ! cudanlmeans h=12 ! videoconvert ! autovideosink
+ * gst-launch-1.0 filesrc location=/usr/share/doc/opencv-doc/examples/data/vtest.avi ! decodebin ! videoconvert ! video/x-raw,format=I420 ! cudanlmeans temporal-window=5 h=14 h-color=14 sigma=20 ! videoconvert ! autovideosink
  * gst-launch-1.0 filesrc location=/usr/share/doc/opencv-doc/examples/data/fruits.jpg ! jpegdec ! videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=128,height=120 ! cudanlmeans search-window=0 patch-size=5 h=5.1 ! videoconvert ! pngenc ! filesink location=fruits-nlm.png
  * ]|
  */
@@ -55,6 +64,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_nl_means_debug);
 #define DEFAULT_SEARCH_WINDOW 21
 #define DEFAULT_PATCH_SIGMA (5.0 / 3.0)
 #define DEFAULT_SIGMA 0.0
+#define DEFAULT_H_COLOR -1.0
+#define DEFAULT_TEMPORAL_WINDOW 1
 
 enum
 {
@@ -64,6 +75,8 @@ enum
   PROP_SEARCH_WINDOW,
   PROP_PATCH_SIGMA,
   PROP_SIGMA,
+  PROP_H_COLOR,
+  PROP_TEMPORAL_WINDOW,
 };
 
 struct _GstCudaNlMeans
@@ -76,10 +89,14 @@ struct _GstCudaNlMeans
   guint search_window;
   gdouble patch_sigma;
   gdouble sigma;
+  gdouble h_color;
+  guint temporal_window;
 
   /* set_info, streaming thread */
   gboolean colour;
   gboolean warned_patch;
+  guint window;                 /* temporal-window of these caps */
+  CvNlMeansHistory *history;    /* its frames (window > 1) */
 };
 
 #define FORMATS "{ GRAY8, I420, NV12, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
@@ -118,6 +135,22 @@ gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
     info->row_bytes[p] = gst_cuda_vision_plane_row_bytes (in_info, p);
   self->colour = info->layout.r >= 0;
   self->warned_patch = FALSE;
+
+  /* the temporal window of these caps: its frames after each frame are
+   * the base's lookahead; the operators keep the frames in the history
+   * (theirs are destroyed by now: the base frees them before set_info) */
+  GST_OBJECT_LOCK (self);
+  self->window = self->temporal_window;
+  GST_OBJECT_UNLOCK (self);
+  g_clear_pointer (&self->history, cv_nlmeans_history_free);
+  if (self->window > 1) {
+    self->history = cv_nlmeans_history_new ();
+    if (!self->history) {
+      GST_ERROR_OBJECT (self, "out of memory");
+      return FALSE;
+    }
+  }
+  gst_cuda_vision_base_set_lookahead (base, self->window / 2);
   return TRUE;
 }
 
@@ -133,7 +166,13 @@ gst_cuda_nl_means_get_params (GstCudaVisionBase * base, gpointer params)
   p->search_window = self->search_window;
   p->patch_sigma = self->patch_sigma;
   p->sigma = self->sigma;
+  /* -1: as h; 0: the chroma copied */
+  p->h_color = self->h_color < 0 ? self->h : self->h_color;
   GST_OBJECT_UNLOCK (self);
+  p->temporal_window = self->window;
+  p->history = self->history;
+  p->store = p->centre = -1;
+  p->radius = 0;
 }
 
 /* Seconds per pixel and search offset, measured at 1080p (patch 7,
@@ -157,6 +196,14 @@ gst_cuda_nl_means_prepare_frame (GstCudaVisionBase * base,
   gint64 ox, oy;
   gdouble ops, seconds;
   gchar *setting;
+  CvNlMeansParams *wp = frame->params;
+
+  /* the frames of the window (base lookahead) */
+  if (self->window > 1) {
+    wp->store = frame->store;
+    wp->centre = frame->centre;
+    wp->radius = frame->radius;
+  }
 
   if (!self->warned_patch && (p->patch_size > w || p->patch_size > h)) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("patch-size %d is larger "
@@ -167,7 +214,9 @@ gst_cuda_nl_means_prepare_frame (GstCudaVisionBase * base,
   /* offsets of the search window clipped to the frame */
   ox = p->search_window ? MIN (p->search_window, 2 * w - 1) : 2 * w - 1;
   oy = p->search_window ? MIN (p->search_window, 2 * h - 1) : 2 * h - 1;
-  ops = (gdouble) w *h * ox * oy * (self->colour ? 1.35 : 1.0);
+  ops = (gdouble) w *h * ox * oy * (self->colour ? 1.35 : 1.0) *
+      MAX (self->window, 1) * (GST_VIDEO_INFO_N_PLANES (frame->in_info) > 1
+      && p->h_color > 0 ? 1.6 : 1.0);
   seconds = cuda ? ops * NLM_GPU_S_PER_OP : ops * NLM_CPU_S_PER_OP /
       gst_cuda_vision_base_cpu_threads (base);
   if (p->search_window == 0)
@@ -230,6 +279,25 @@ gst_cuda_nl_means_set_property (GObject * object, guint prop_id,
     case PROP_SIGMA:
       self->sigma = g_value_get_double (value);
       break;
+    case PROP_H_COLOR:{
+      gdouble v = g_value_get_double (value);
+      if (v >= 0 || v == -1)
+        self->h_color = v;
+      else
+        rejected = g_strdup_printf ("h-color must be -1 (as h), 0 (chroma "
+            "unchanged) or > 0, got %g; keeping %g", v, self->h_color);
+      break;
+    }
+    case PROP_TEMPORAL_WINDOW:{
+      guint v = g_value_get_uint (value);
+      if (odd_in_range (v, 1, CV_NLMEANS_MAX_TEMPORAL))
+        self->temporal_window = v;
+      else
+        rejected = g_strdup_printf ("temporal-window must be odd (1..%d), "
+            "got %u; keeping %u", CV_NLMEANS_MAX_TEMPORAL, v,
+            self->temporal_window);
+      break;
+    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -262,11 +330,27 @@ gst_cuda_nl_means_get_property (GObject * object, guint prop_id,
     case PROP_SIGMA:
       g_value_set_double (value, self->sigma);
       break;
+    case PROP_H_COLOR:
+      g_value_set_double (value, self->h_color);
+      break;
+    case PROP_TEMPORAL_WINDOW:
+      g_value_set_uint (value, self->temporal_window);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_nl_means_finalize (GObject * object)
+{
+  GstCudaNlMeans *self = GST_CUDA_NL_MEANS (object);
+
+  /* the base's finalize destroys the operators first */
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+  cv_nlmeans_history_free (self->history);
 }
 
 static void
@@ -282,6 +366,7 @@ gst_cuda_nl_means_class_init (GstCudaNlMeansClass * klass)
       "Non-local-means denoising");
 
   gobject_class->set_property = gst_cuda_nl_means_set_property;
+  gobject_class->finalize = gst_cuda_nl_means_finalize;
   gobject_class->get_property = gst_cuda_nl_means_get_property;
 
   /**
@@ -337,6 +422,43 @@ gst_cuda_nl_means_class_init (GstCudaNlMeansClass * klass)
           "Known noise standard deviation in 8-bit units", 0.0, 255.0,
           DEFAULT_SIGMA, flags));
 
+  /**
+   * GstCudaNlMeans:h-color:
+   * Filter strength of the chroma of I420 and NV12 in 8-bit units: U and V
+   * are denoised together (one weight per chroma pixel from their joint
+   * patch distance, averaged over the two components), as OpenCV's
+   * fastNlMeansDenoisingColored denoises the a and b of Lab with its
+   * hColor. -1 (default): the value of h; 0: the chroma planes are copied
+   * unchanged (the behaviour before this property). Other negative values
+   * are refused with a GST_WARNING and the previous value kept. Not used by
+   * GRAY8 and the RGB formats (see docs/cudanlmeans.md).
+   */
+  g_object_class_install_property (gobject_class, PROP_H_COLOR,
+      g_param_spec_double ("h-color", "h color",
+          "Filter strength of the I420/NV12 chroma in 8-bit units "
+          "(-1 = as h, 0 = chroma unchanged)", -1.0, 10000.0,
+          DEFAULT_H_COLOR, flags));
+  /**
+   * GstCudaNlMeans:temporal-window:
+   * Frames searched for similar patches, odd, 1..7, default 1 (each frame
+   * on its own). With N > 1 the search extends over the (N-1)/2 previous
+   * and next frames, with the same weights as OpenCV's
+   * fastNlMeansDenoisingMulti (temporalWindowSize = N); at the first and
+   * last (N-1)/2 frames of a stream the window shrinks symmetrically to the
+   * frames that exist (OpenCV's with the largest centred window that fits).
+   * The element then holds (N-1)/2 frames: that many frame durations of
+   * latency (LATENCY query), drained at EOS. Read when caps are
+   * negotiated: a change takes effect at the next caps (or restart). Even
+   * values are refused with a GST_WARNING and the previous value kept.
+   */
+  g_object_class_install_property (gobject_class, PROP_TEMPORAL_WINDOW,
+      g_param_spec_uint ("temporal-window", "Temporal window",
+          "Frames searched, odd (1 = each frame on its own, N: (N-1)/2 "
+          "before and after, adds (N-1)/2 frames of latency)", 1,
+          CV_NLMEANS_MAX_TEMPORAL, DEFAULT_TEMPORAL_WINDOW,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
   gst_cuda_vision_base_class_add_pad_templates (element_class, FORMATS,
       FORMATS);
   gst_element_class_set_static_metadata (element_class,
@@ -362,4 +484,6 @@ gst_cuda_nl_means_init (GstCudaNlMeans * self)
   self->search_window = DEFAULT_SEARCH_WINDOW;
   self->patch_sigma = DEFAULT_PATCH_SIGMA;
   self->sigma = DEFAULT_SIGMA;
+  self->h_color = DEFAULT_H_COLOR;
+  self->temporal_window = DEFAULT_TEMPORAL_WINDOW;
 }

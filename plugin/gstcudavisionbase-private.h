@@ -34,6 +34,11 @@ typedef struct
   gboolean timed;               /* stage timings wanted (post-stats, debug) */
   GstCudaVisionWaitMode wait_mode;      /* latched at submit */
   gdouble cpu_ms;               /* the CPU backend's processing time */
+  /* lookahead (gstcvhistory.c): see GstCudaVisionFrame */
+  gint64 store, centre;
+  guint radius;
+  gboolean no_upload;           /* inbuf is not read (store -1) */
+  gboolean no_download;         /* no output (centre -1) */
 } GstCvSlot;
 
 typedef struct
@@ -69,6 +74,12 @@ typedef struct
   guint depth;                  /* latched per frame */
   GstCvSlot slots[GST_CUDA_VISION_MAX_DEPTH];
   GQueue pending;               /* GstCvSlot *, oldest first */
+
+  /* lookahead (gstcvhistory.c) */
+  guint lookahead;              /* set_info */
+  GQueue history;               /* GstBuffer *: inputs whose output is owed */
+  gint64 next_store;            /* index of the next input */
+  gint64 next_centre;           /* index of history's head */
 
   /* statistics (the scheduler) */
   gint64 stats_start, stats_last;
@@ -127,6 +138,27 @@ GstFlowReturn gst_cv_scheduler_submit (GstCudaVisionBase * self,
 GstFlowReturn gst_cv_scheduler_generate (GstCudaVisionBase * self,
     GstBuffer ** outbuf);
 GstFlowReturn gst_cv_scheduler_drain (GstCudaVisionBase * self);
+/* submit inbuf (taken) as frame `store` producing the output of frame
+ * `centre` (metabuf, taken: the buffer the output buffer is made from;
+ * NULL: inbuf, and no output when centre < 0) */
+GstFlowReturn gst_cv_scheduler_submit_frame (GstCudaVisionBase * self,
+    GstBuffer * inbuf, GstBuffer * metabuf, gint64 store, gint64 centre,
+    guint radius);
+/* complete the oldest frames in flight until fewer than max are, pushing
+ * their outputs */
+GstFlowReturn gst_cv_scheduler_finish_until (GstCudaVisionBase * self,
+    guint max);
+/* the LATENCY query's additions (frames in flight, lookahead) */
+void gst_cv_scheduler_latency (GstCudaVisionBase * self, GstQuery * query);
+
+/* gstcvhistory.c: the lookahead (gst_cuda_vision_base_set_lookahead) */
+GstFlowReturn gst_cv_history_submit (GstCudaVisionBase * self,
+    GstBuffer * inbuf);
+/* submit the frames still owed with the window shrunk at the end, then
+ * reset (EOS, caps, stream start, segment) */
+GstFlowReturn gst_cv_history_drain (GstCudaVisionBase * self);
+/* discard the frames owed (flush, stop) */
+void gst_cv_history_reset (GstCudaVisionBase * self);
 void gst_cv_scheduler_drop (GstCudaVisionBase * self);
 void gst_cv_scheduler_free_slots (GstCudaVisionBase * self);
 void gst_cv_scheduler_final_stats (GstCudaVisionBase * self);

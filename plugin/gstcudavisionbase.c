@@ -201,8 +201,9 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   }
 
-  /* frames in flight belong to the old caps, so do the operators */
-  gst_cv_scheduler_drain (self);
+  /* frames in flight (and owed) belong to the old caps, so do the
+   * operators */
+  gst_cv_history_drain (self);
   gst_cv_scheduler_free_slots (self);
 
   priv->in_cuda_mem = gst_cv_caps_is_cuda_memory (incaps);
@@ -224,6 +225,7 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (!priv->op_info)
     priv->op_info = g_malloc0 (MAX (klass->op_info_size, 1));
   memset (priv->op_info, 0, MAX (klass->op_info_size, 1));
+  priv->lookahead = 0;
   if (!klass->set_info (self, incaps, &in_info, outcaps, &out_info,
           priv->op_info))
     return FALSE;
@@ -333,7 +335,11 @@ gst_cuda_vision_base_sink_event (GstBaseTransform * trans, GstEvent * event)
       /* keep serialized events (EOS, segment, gap, caps, tags, ...) in
        * order with the frames in flight */
       if (GST_EVENT_IS_SERIALIZED (event) && priv->be) {
-        GstFlowReturn ret = gst_cv_scheduler_drain (self);
+        GstEventType t = GST_EVENT_TYPE (event);
+        /* frames owed by a lookahead: at the end of a stream or segment */
+        GstFlowReturn ret = t == GST_EVENT_EOS || t == GST_EVENT_SEGMENT
+            || t == GST_EVENT_STREAM_START ? gst_cv_history_drain (self) :
+            gst_cv_scheduler_drain (self);
         if (ret != GST_FLOW_OK)
           GST_DEBUG_OBJECT (self, "drain before %s: %s",
               GST_EVENT_TYPE_NAME (event), gst_flow_get_name (ret));
@@ -362,29 +368,8 @@ gst_cuda_vision_base_query (GstBaseTransform * trans, GstPadDirection dir,
   ret = GST_BASE_TRANSFORM_CLASS
       (gst_cuda_vision_base_parent_class)->query (trans, dir, query);
 
-  if (ret && dir == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    gboolean live;
-    GstClockTime min, max, frame = 0, extra;
-    guint depth;
-
-    gst_query_parse_latency (query, &live, &min, &max);
-    GST_OBJECT_LOCK (self);
-    depth = priv->active_backend == GST_CUDA_VISION_BACKEND_CPU ? 1 :
-        priv->pipeline_depth;
-    GST_OBJECT_UNLOCK (self);
-    if (priv->negotiated && GST_VIDEO_INFO_FPS_N (&priv->in_info) > 0)
-      frame = gst_util_uint64_scale_int (GST_SECOND,
-          GST_VIDEO_INFO_FPS_D (&priv->in_info),
-          GST_VIDEO_INFO_FPS_N (&priv->in_info));
-    extra = (depth - 1) * frame;
-    min += extra;
-    if (GST_CLOCK_TIME_IS_VALID (max))
-      max += extra;
-    GST_DEBUG_OBJECT (self, "latency: adding %" GST_TIME_FORMAT " (%u frames "
-        "in flight), min %" GST_TIME_FORMAT, GST_TIME_ARGS (extra), depth - 1,
-        GST_TIME_ARGS (min));
-    gst_query_set_latency (query, live, min, max);
-  }
+  if (ret && dir == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
+    gst_cv_scheduler_latency (self, query);
   return ret;
 }
 
@@ -686,4 +671,5 @@ gst_cuda_vision_base_init (GstCudaVisionBase * self)
   priv->active_backend = GST_CUDA_VISION_BACKEND_AUTO;
   priv->depth = DEFAULT_PIPELINE_DEPTH;
   g_queue_init (&priv->pending);
+  g_queue_init (&priv->history);
 }

@@ -89,6 +89,13 @@ typedef enum
  * @results: finish_frame(): what the operator found (its results(), e.g.
  *   CvTemplateMatchResult), NULL for operators without results; NULL in
  *   prepare_frame().
+ * @store, @centre, @radius: with a lookahead
+ *   (gst_cuda_vision_base_set_lookahead(), else -1, -1, 0): the index of
+ *   the input frame of this submission in the stream since the last reset
+ *   (-1: none, a frame of the drain at the end), the index of the frame
+ *   whose output this submission produces (-1: none, the first lookahead
+ *   frames) and how many frames on each side of it exist (the lookahead,
+ *   less at the first and last frames).
  */
 typedef struct
 {
@@ -98,6 +105,9 @@ typedef struct
   GstCudaVisionBackend backend;
   guint slot;
   gconstpointer results;
+  gint64 store;
+  gint64 centre;
+  guint radius;
 } GstCudaVisionFrame;
 
 /* Returned by prepare_frame() that posted its own element error
@@ -175,6 +185,19 @@ void gst_cuda_vision_base_set_upload_planes (GstCudaVisionBase * self,
 void gst_cuda_vision_base_set_output_is_input (GstCudaVisionBase * self,
     gboolean output_is_input);
 
+/* For set_info(): the element needs `frames` frames after each one before
+ * its output can be computed (temporal filters; 0, the default, none;
+ * at most GST_CUDA_VISION_MAX_LOOKAHEAD). The base (gstcvhistory.c) then
+ * keeps the inputs whose output is not out yet, submits every input once
+ * (frame->store) and pairs it with the output of the frame `frames`
+ * earlier (frame->centre; output buffer, timestamps and metas from that
+ * frame's input), adds `frames` frame durations to the LATENCY query,
+ * and at EOS, caps changes, STREAM_START and SEGMENT submits the frames
+ * still owed (frame->store -1, frame->radius shrunk); FLUSH_STOP and stop
+ * discard them. Set on every negotiation (reset to 0 before set_info). */
+#define GST_CUDA_VISION_MAX_LOOKAHEAD 8
+void gst_cuda_vision_base_set_lookahead (GstCudaVisionBase * self,
+    guint frames);
 
 /* For class_init(): adds the element's "sink" and "src" pad templates
  * (always): the formats (a caps list string, "{ GRAY8, I420 }") in system

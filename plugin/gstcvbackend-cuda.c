@@ -435,14 +435,18 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
     memcpy (frame.out, c->d_out, sizeof (frame.out));
     out_pinned = frame_is_pinned (&s->out_frame);
   }
-  c->out_staged = s->out_mapped && !s->out_device && !out_pinned;
+  /* lookahead: the first frames of a stream have no output (nothing to
+   * download) */
+  c->out_staged = s->out_mapped && !s->out_device && !out_pinned
+      && !s->no_download;
 
   /* the stage events only when the timings are wanted (s->timed); the
    * last one always: the frame is done when it is */
   if (s->timed && !CUDA_CHECK (self, cudaEventRecord (c->ev[0], c->stream)))
     return GST_CUDA_VISION_ERROR_POSTED;
   CV_TRACE_PUSH ("cv:upload");
-  for (p = 0; !s->in_device && p < GST_VIDEO_FRAME_N_PLANES (&s->in_frame); p++)
+  for (p = 0; !s->in_device && !s->no_upload
+      && p < GST_VIDEO_FRAME_N_PLANES (&s->in_frame); p++)
     if ((priv->upload_planes & (1u << p))) {
       if (!copy_plane (self, c, &s->in_frame, p, in_pinned, TRUE)) {
         CV_TRACE_POP ();
@@ -467,7 +471,7 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
     status = GST_CUDA_VISION_ERROR_POSTED;
   CV_TRACE_PUSH ("cv:download");
   for (p = 0; status == CV_OK && s->out_mapped && !s->out_device
-      && p < GST_VIDEO_FRAME_N_PLANES (&s->out_frame); p++) {
+      && !s->no_download && p < GST_VIDEO_FRAME_N_PLANES (&s->out_frame); p++) {
     if (!copy_plane (self, c, &s->out_frame, p, out_pinned, FALSE))
       status = GST_CUDA_VISION_ERROR_POSTED;
     else

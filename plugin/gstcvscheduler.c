@@ -51,6 +51,9 @@ frame_view (GstCudaVisionBase * self, GstCvSlot * s, GstCudaVisionFrame * f)
   f->backend = priv->active_backend;
   f->slot = s->index;
   f->results = NULL;
+  f->store = s->store;
+  f->centre = s->centre;
+  f->radius = s->radius;
 }
 
 static void
@@ -88,6 +91,7 @@ gst_cv_scheduler_drop (GstCudaVisionBase * self)
     priv->be->sync (self, s);
     slot_release (self, s);
   }
+  gst_cv_history_reset (self);
 }
 
 void
@@ -221,11 +225,18 @@ map_frames (GstCudaVisionBase * self, GstCvSlot * s)
 GstFlowReturn
 gst_cv_scheduler_submit (GstCudaVisionBase * self, GstBuffer * inbuf)
 {
+  return gst_cv_history_submit (self, inbuf);
+}
+
+GstFlowReturn
+gst_cv_scheduler_submit_frame (GstCudaVisionBase * self, GstBuffer * inbuf,
+    GstBuffer * metabuf, gint64 store, gint64 centre, guint radius)
+{
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   GstCudaVisionBaseClass *klass = GST_CUDA_VISION_BASE_GET_CLASS (self);
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
   GstFlowReturn ret = GST_FLOW_OK;
-  GstBuffer *outbuf = NULL;
+  GstBuffer *outbuf = NULL, *src = metabuf ? metabuf : inbuf;
   GstCudaVisionFrame frame;
   GstCvSlot *s = NULL;
   guint i;
@@ -233,10 +244,12 @@ gst_cv_scheduler_submit (GstCudaVisionBase * self, GstBuffer * inbuf)
   gint64 t_start = g_get_monotonic_time ();
 
   if (priv->output_is_input)
-    outbuf = gst_buffer_ref (inbuf);
+    outbuf = gst_buffer_ref (src);
   else
     ret = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans,
-        inbuf, &outbuf);
+        src, &outbuf);
+  if (metabuf)
+    gst_buffer_unref (metabuf);
   if (ret != GST_FLOW_OK || !outbuf) {
     gst_buffer_unref (inbuf);
     return ret != GST_FLOW_OK ? ret : GST_FLOW_ERROR;
@@ -260,6 +273,11 @@ gst_cv_scheduler_submit (GstCudaVisionBase * self, GstBuffer * inbuf)
   GST_OBJECT_UNLOCK (self);
   s->timed = s->stats || gst_debug_category_get_threshold (GST_CAT_DEFAULT)
       >= GST_LEVEL_DEBUG;
+  s->store = store;
+  s->centre = centre;
+  s->radius = radius;
+  s->no_upload = priv->lookahead > 0 && store < 0;
+  s->no_download = priv->lookahead > 0 && store >= 0 && centre < 0;
 
   /* the parameters at this frame: controlled properties (GstController)
    * take their value at its stream time */
@@ -328,7 +346,10 @@ finish_oldest (GstCudaVisionBase * self, GstBuffer ** outbuf)
       " kernel %.3f ms, download %.3f ms, in element %.3f ms",
       GST_TIME_ARGS (GST_BUFFER_PTS (s->outbuf)), s->index, ms[0], ms[1],
       ms[2], latency);
-  add_stats (self, s, ms, latency, (gdouble) (t1 - t0));
+  /* lookahead: the first frames of a stream produce no output and are
+   * not counted */
+  if (!(s->store >= 0 && s->centre < 0))
+    add_stats (self, s, ms, latency, (gdouble) (t1 - t0));
 
   /* unmap before handing the buffers on; with output_is_input, drop our
    * reference to the input so that finish_frame () can make it writable
@@ -347,7 +368,7 @@ finish_oldest (GstCudaVisionBase * self, GstBuffer ** outbuf)
     frame.results = priv->ops->results ? priv->ops->results (s->op) : NULL;
     ret = klass->finish_frame (self, &frame, &s->outbuf);
   }
-  if (ret == GST_FLOW_OK) {
+  if (ret == GST_FLOW_OK && !(s->store >= 0 && s->centre < 0)) {
     *outbuf = s->outbuf;
     s->outbuf = NULL;
   }
@@ -369,6 +390,52 @@ gst_cv_scheduler_generate (GstCudaVisionBase * self, GstBuffer ** outbuf)
   if (g_queue_get_length (&priv->pending) < depth)
     return GST_FLOW_OK;
   return finish_oldest (self, outbuf);
+}
+
+GstFlowReturn
+gst_cv_scheduler_finish_until (GstCudaVisionBase * self, guint max)
+{
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  while (ret == GST_FLOW_OK && g_queue_get_length (&priv->pending) >= max) {
+    GstBuffer *buf = NULL;
+
+    ret = finish_oldest (self, &buf);
+    if (ret == GST_FLOW_OK && buf)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+  }
+  return ret;
+}
+
+/* Frames in flight on the GPU (depth - 1) and the lookahead, in frame
+ * durations of the caps' framerate (nothing with a framerate of 0/1:
+ * the duration is unknown). */
+void
+gst_cv_scheduler_latency (GstCudaVisionBase * self, GstQuery * query)
+{
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+  gboolean live;
+  GstClockTime min, max, frame = 0, extra;
+  guint depth;
+
+  gst_query_parse_latency (query, &live, &min, &max);
+  GST_OBJECT_LOCK (self);
+  depth = priv->active_backend == GST_CUDA_VISION_BACKEND_CPU ? 1 :
+      priv->pipeline_depth;
+  GST_OBJECT_UNLOCK (self);
+  if (priv->negotiated && GST_VIDEO_INFO_FPS_N (&priv->in_info) > 0)
+    frame = gst_util_uint64_scale_int (GST_SECOND,
+        GST_VIDEO_INFO_FPS_D (&priv->in_info),
+        GST_VIDEO_INFO_FPS_N (&priv->in_info));
+  extra = (depth - 1 + (priv->negotiated ? priv->lookahead : 0)) * frame;
+  min += extra;
+  if (GST_CLOCK_TIME_IS_VALID (max))
+    max += extra;
+  GST_DEBUG_OBJECT (self, "latency: adding %" GST_TIME_FORMAT " (%u frames "
+      "in flight, %u of lookahead), min %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (extra), depth - 1, priv->lookahead, GST_TIME_ARGS (min));
+  gst_query_set_latency (query, live, min, max);
 }
 
 GstFlowReturn

@@ -52,6 +52,10 @@
 #include "cpu-internal.h"
 #endif
 
+/* the CvNlMeansParams tables below give the spatial fields only: h_color 0
+ * (chroma copied) and no temporal window */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 #define POISON 0xA5
 
 static gboolean

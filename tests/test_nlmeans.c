@@ -34,16 +34,20 @@ ref_reflect (int k, int n)
   return k;
 }
 
-/* img: w x h pixels of C interleaved components (C = 1 or 3).
- * Returns the rounded result, same shape. */
+/* frames[0 .. n-1]: w x h pixels of C interleaved components (C = 1, 2
+ * or 3); frame `centre` denoised with the patches of every frame (the
+ * temporal window, as OpenCV's fastNlMeansDenoisingMulti: the same spatial
+ * search window in each frame). Returns the rounded result, same shape. */
 static guint8 *
-ref_nlmeans (const guint8 * img, int w, int h, int C, const Params * p)
+ref_nlmeans_multi (const guint8 * const *frames, int n, int centre, int w,
+    int h, int C, const Params * p)
 {
   guint8 *out = g_malloc ((gsize) w * h * C);
+  const guint8 *img = frames[centre];
   int r = p->patch / 2;
   int R = p->search / 2;
   double g[32], gsum = 0;
-  int x, y, i, j, c;
+  int x, y, i, j, c, t;
 
   for (i = -r; i <= r; i++) {
     g[i + r] = p->patch_sigma > 0 ?
@@ -60,31 +64,41 @@ ref_nlmeans (const guint8 * img, int w, int h, int C, const Params * p)
         x0 = MAX (0, x - R);
         x1 = MIN (w - 1, x + R);
       }
-      for (yy = y0; yy <= y1; yy++)
-        for (xx = x0; xx <= x1; xx++) {
-          double d2 = 0, wt;
-          for (j = -r; j <= r; j++)
-            for (i = -r; i <= r; i++) {
-              const guint8 *a = img + ((gsize) ref_reflect (y + j, h) * w +
-                  ref_reflect (x + i, w)) * C;
-              const guint8 *b = img + ((gsize) ref_reflect (yy + j, h) * w +
-                  ref_reflect (xx + i, w)) * C;
-              double s = 0;
-              for (c = 0; c < C; c++)
-                s += ((double) a[c] - b[c]) * ((double) a[c] - b[c]);
-              d2 += g[i + r] * g[j + r] * s / C;
-            }
-          d2 /= gsum * gsum;
-          wt = exp (-MAX (d2 - 2 * p->sigma * p->sigma, 0) / (p->h * p->h));
-          sw += wt;
-          for (c = 0; c < C; c++)
-            swf[c] += wt * img[((gsize) yy * w + xx) * C + c];
-        }
+      for (t = 0; t < n; t++)
+        for (yy = y0; yy <= y1; yy++)
+          for (xx = x0; xx <= x1; xx++) {
+            const guint8 *ft = frames[t];
+            double d2 = 0, wt;
+            for (j = -r; j <= r; j++)
+              for (i = -r; i <= r; i++) {
+                const guint8 *a = img + ((gsize) ref_reflect (y + j, h) * w +
+                    ref_reflect (x + i, w)) * C;
+                const guint8 *b = ft + ((gsize) ref_reflect (yy + j, h) * w +
+                    ref_reflect (xx + i, w)) * C;
+                double s = 0;
+                for (c = 0; c < C; c++)
+                  s += ((double) a[c] - b[c]) * ((double) a[c] - b[c]);
+                d2 += g[i + r] * g[j + r] * s / C;
+              }
+            d2 /= gsum * gsum;
+            wt = exp (-MAX (d2 - 2 * p->sigma * p->sigma, 0) / (p->h * p->h));
+            sw += wt;
+            for (c = 0; c < C; c++)
+              swf[c] += wt * ft[((gsize) yy * w + xx) * C + c];
+          }
       for (c = 0; c < C; c++)
         out[((gsize) y * w + x) * C + c] =
             (guint8) MIN (255, floor (swf[c] / sw + 0.5));
     }
   return out;
+}
+
+/* img: w x h pixels of C interleaved components (C = 1 or 3).
+ * Returns the rounded result, same shape. */
+static guint8 *
+ref_nlmeans (const guint8 * img, int w, int h, int C, const Params * p)
+{
+  return ref_nlmeans_multi (&img, 1, 0, w, h, C, p);
 }
 
 /* ---- frames as plain arrays ---- */
@@ -120,9 +134,11 @@ run_element (const gchar * backend, const GstVideoInfo * info, GstBuffer * in,
 {
   GstHarness *h = cvtest_harness_new ("cudanlmeans", backend);
 
+  /* h-color 0: the chroma of I420 / NV12 unchanged (the tests of the
+   * chroma are those of the temporal streams below) */
   g_object_set (h->element, "h", p->h, "patch-size", p->patch,
       "search-window", p->search, "patch-sigma", p->patch_sigma, "sigma",
-      p->sigma, NULL);
+      p->sigma, "h-color", 0.0, NULL);
   return cvtest_harness_process (h, info, in);
 }
 
@@ -522,6 +538,397 @@ GST_START_TEST (test_stream)
 
 GST_END_TEST;
 
+/* ---- temporal-window and h-color ---- */
+
+/* U and V of an I420 / NV12 buffer, interleaved (chroma size) */
+static guint8 *
+unpack_chroma (GstBuffer * buf, const GstVideoInfo * info, int *cw, int *ch)
+{
+  GstVideoFrame f;
+  int x, y, c;
+  guint8 *a;
+
+  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
+  *cw = GST_VIDEO_FRAME_COMP_WIDTH (&f, 1);
+  *ch = GST_VIDEO_FRAME_COMP_HEIGHT (&f, 1);
+  a = g_malloc ((gsize) * cw * *ch * 2);
+  for (c = 0; c < 2; c++) {
+    const guint8 *d = GST_VIDEO_FRAME_COMP_DATA (&f, 1 + c);
+    int st = GST_VIDEO_FRAME_COMP_STRIDE (&f, 1 + c);
+    int ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&f, 1 + c);
+    for (y = 0; y < *ch; y++)
+      for (x = 0; x < *cw; x++)
+        a[((gsize) y * *cw + x) * 2 + c] = d[(gsize) y * st + x * ps];
+  }
+  gst_video_frame_unmap (&f);
+  return a;
+}
+
+/* n frames that look alike: one random frame plus, per frame, uniform
+ * noise in -24 .. 24 (saturated), each buffer with its PTS, duration and
+ * offsets */
+static GstBuffer **
+similar_frames (const GstVideoInfo * info, guint n, guint32 seed)
+{
+  GRand *rand = g_rand_new_with_seed (seed);
+  GstBuffer *base = cvtest_random_frame (info, 3, rand);
+  GstBuffer **f = g_new0 (GstBuffer *, n);
+  GstMapInfo mb, m;
+  guint i;
+  gsize k;
+
+  gst_buffer_map (base, &mb, GST_MAP_READ);
+  for (i = 0; i < n; i++) {
+    f[i] = gst_buffer_copy_deep (base);
+    gst_buffer_map (f[i], &m, GST_MAP_WRITE);
+    for (k = 0; k < m.size; k++)
+      m.data[k] = (guint8) CLAMP ((int) mb.data[k] +
+          g_rand_int_range (rand, -24, 25), 0, 255);
+    gst_buffer_unmap (f[i], &m);
+    GST_BUFFER_PTS (f[i]) = GST_SECOND + i * GST_SECOND / 25;
+    GST_BUFFER_DTS (f[i]) = GST_CLOCK_TIME_NONE;
+    GST_BUFFER_DURATION (f[i]) = GST_SECOND / 25;
+    GST_BUFFER_OFFSET (f[i]) = 100 + i;
+    GST_BUFFER_OFFSET_END (f[i]) = 101 + i;
+  }
+  gst_buffer_unmap (base, &mb);
+  gst_buffer_unref (base);
+  g_rand_free (rand);
+  return f;
+}
+
+/* the n frames through one element (temporal-window tw, h-color hc,
+ * pipeline-depth depth), then EOS: returns the n outputs, checked to carry
+ * the inputs' PTS, duration and offsets in order, nothing more */
+static GstBuffer **
+run_stream (const gchar * backend, const GstVideoInfo * info,
+    GstBuffer ** in, guint n, const Params * p, guint tw, gdouble hc,
+    guint depth)
+{
+  GstHarness *h = cvtest_harness_new ("cudanlmeans", backend);
+  GstBuffer **out = g_new0 (GstBuffer *, n);
+  GstCaps *caps = gst_video_info_to_caps (info);
+  guint i;
+
+  g_object_set (h->element, "h", p->h, "patch-size", p->patch,
+      "search-window", p->search, "patch-sigma", p->patch_sigma, "sigma",
+      p->sigma, "h-color", hc, "temporal-window", tw, "pipeline-depth",
+      depth, NULL);
+  gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 25, 1, NULL);
+  gst_harness_set_src_caps (h, caps);
+  for (i = 0; i < n; i++)
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; i < n; i++) {
+    out[i] = gst_harness_try_pull (h);
+    fail_unless (out[i] != NULL, "tw %u: %u of %u frames out", tw, i, n);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out[i]), GST_BUFFER_PTS (in[i]));
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (out[i]),
+        GST_BUFFER_DURATION (in[i]));
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (out[i]),
+        GST_BUFFER_OFFSET (in[i]));
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (out[i]),
+        GST_BUFFER_OFFSET_END (in[i]));
+  }
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  gst_harness_teardown (h);
+  return out;
+}
+
+static void
+free_frames (GstBuffer ** f, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    gst_clear_buffer (&f[i]);
+  g_free (f);
+}
+
+/* a..b within 1 everywhere, at most 1 % (+1) off by one */
+static void
+check_close (const guint8 * got, const guint8 * ref, gsize n,
+    const gchar * what)
+{
+  gsize i, off = 0;
+
+  for (i = 0; i < n; i++) {
+    int d = abs ((int) got[i] - (int) ref[i]);
+    fail_unless (d <= 1, "%s: component %" G_GSIZE_FORMAT " got %u "
+        "expected %u", what, i, got[i], ref[i]);
+    off += d;
+  }
+  fail_unless (off <= n / 100 + 1, "%s: %" G_GSIZE_FORMAT " of %"
+      G_GSIZE_FORMAT " off by one", what, off, n);
+}
+
+/* Temporal windows against the reference: frame k denoised with frames
+ * k - r' .. k + r', r' = min (r, k, n - 1 - k) (the window shrunk
+ * symmetrically at the ends of the stream); I420 / NV12 chroma (U, V
+ * together) with h-color; frames in = frames out, timestamps and offsets
+ * kept (run_stream). */
+GST_START_TEST (test_temporal_reference)
+{
+  static const struct
+  {
+    GstVideoFormat fmt;
+    int w, h;
+    guint n, tw;
+    Params p;
+    double hc;
+  } cases[] = {
+    {GST_VIDEO_FORMAT_GRAY8, 24, 19, 6, 5, {30, 5, 9, 0, 0}, 0},
+    {GST_VIDEO_FORMAT_GRAY8, 17, 12, 9, 7, {25, 3, 7, 5.0 / 3.0, 4}, 0},
+    {GST_VIDEO_FORMAT_GRAY8, 13, 9, 2, 3, {30, 5, 0, 1, 0}, 0},
+    {GST_VIDEO_FORMAT_GRAY8, 13, 9, 1, 5, {30, 5, 9, 0, 0}, 0},
+    {GST_VIDEO_FORMAT_I420, 24, 20, 6, 3, {30, 5, 9, 0, 0}, 15},
+    {GST_VIDEO_FORMAT_I420, 23, 17, 5, 5, {25, 3, 11, 5.0 / 3.0, 0}, 40},
+    {GST_VIDEO_FORMAT_NV12, 26, 18, 5, 5, {30, 5, 9, 0, 3}, 20},
+    {GST_VIDEO_FORMAT_NV12, 20, 16, 3, 1, {30, 5, 9, 0, 0}, 25},
+  };
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const guint n = cases[i].n, r = cases[i].tw / 2;
+    GstVideoInfo info;
+    GstBuffer **in, **out;
+    guint8 **y = g_new0 (guint8 *, n), **uv = g_new0 (guint8 *, n);
+    int C, cw = 0, chh = 0, w = cases[i].w, h = cases[i].h;
+    gboolean yuv;
+
+    gst_video_info_set_format (&info, cases[i].fmt, w, h);
+    yuv = GST_VIDEO_INFO_N_PLANES (&info) > 1;
+    in = similar_frames (&info, n, 40 + i);
+    out = run_stream (NULL, &info, in, n, &cases[i].p, cases[i].tw,
+        cases[i].hc, 2);
+    for (k = 0; k < n; k++) {
+      y[k] = unpack (in[k], &info, &C);
+      if (yuv)
+        uv[k] = unpack_chroma (in[k], &info, &cw, &chh);
+    }
+    for (k = 0; k < n; k++) {
+      guint rr = MIN (r, MIN (k, n - 1 - k));
+      const guint8 *const *win = (const guint8 * const *) y + k - rr;
+      guint8 *ref = ref_nlmeans_multi (win, 2 * rr + 1, rr, w, h, 1,
+          &cases[i].p);
+      guint8 *got = unpack (out[k], &info, &C);
+      gchar *what = g_strdup_printf ("case %u %s %dx%d tw %u frame %u luma",
+          i, GST_VIDEO_INFO_NAME (&info), w, h, cases[i].tw, k);
+
+      check_close (got, ref, (gsize) w * h, what);
+      g_free (ref);
+      g_free (got);
+      g_free (what);
+      if (yuv) {
+        Params pc = cases[i].p;
+        const guint8 *const *wc = (const guint8 * const *) uv + k - rr;
+
+        pc.h = cases[i].hc;
+        ref = ref_nlmeans_multi (wc, 2 * rr + 1, rr, cw, chh, 2, &pc);
+        got = unpack_chroma (out[k], &info, &cw, &chh);
+        what = g_strdup_printf ("case %u %s tw %u frame %u chroma", i,
+            GST_VIDEO_INFO_NAME (&info), cases[i].tw, k);
+        check_close (got, ref, (gsize) cw * chh * 2, what);
+        g_free (ref);
+        g_free (got);
+        g_free (what);
+      }
+    }
+    for (k = 0; k < n; k++) {
+      g_free (y[k]);
+      g_free (uv[k]);
+    }
+    g_free (y);
+    g_free (uv);
+    free_frames (in, n);
+    free_frames (out, n);
+  }
+}
+
+GST_END_TEST;
+
+/* h-color: default -1 = h (chroma denoised as with h-color = h), 0 keeps
+ * the chroma; negative values other than -1 and even temporal windows are
+ * refused */
+GST_START_TEST (test_temporal_properties)
+{
+  GstElement *e = gst_element_factory_make ("cudanlmeans", NULL);
+  GParamSpec *spec;
+  gdouble hc;
+  guint tw;
+  GstVideoInfo info;
+  GstBuffer **in, **a, **b, **c;
+  Params p = { 30, 5, 9, 0, 0 };
+  guint i;
+
+  g_object_get (e, "h-color", &hc, "temporal-window", &tw, NULL);
+  fail_unless_equals_float (hc, -1.0);
+  fail_unless_equals_int (tw, 1);
+  spec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "temporal-window");
+  fail_unless (G_PARAM_SPEC_UINT (spec)->maximum >= 7);
+  g_object_set (e, "temporal-window", 4, "h-color", -0.5, NULL);
+  g_object_get (e, "h-color", &hc, "temporal-window", &tw, NULL);
+  fail_unless_equals_float (hc, -1.0);
+  fail_unless_equals_int (tw, 1);
+  g_object_set (e, "temporal-window", 7, "h-color", 0.0, NULL);
+  g_object_get (e, "h-color", &hc, "temporal-window", &tw, NULL);
+  fail_unless_equals_float (hc, 0.0);
+  fail_unless_equals_int (tw, 7);
+  gst_object_unref (e);
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 22, 14);
+  in = similar_frames (&info, 3, 9);
+  a = run_stream (NULL, &info, in, 3, &p, 3, -1, 1);
+  b = run_stream (NULL, &info, in, 3, &p, 3, 30, 1);
+  c = run_stream (NULL, &info, in, 3, &p, 3, 0, 1);
+  for (i = 0; i < 3; i++) {
+    int cw, ch;
+    guint8 *ca = unpack_chroma (a[i], &info, &cw, &ch);
+    guint8 *cb = unpack_chroma (b[i], &info, &cw, &ch);
+    guint8 *cc = unpack_chroma (c[i], &info, &cw, &ch);
+    guint8 *ci = unpack_chroma (in[i], &info, &cw, &ch);
+    fail_unless (memcmp (ca, cb, (gsize) cw * ch * 2) == 0);
+    fail_unless (memcmp (cc, ci, (gsize) cw * ch * 2) == 0);
+    fail_unless (memcmp (ca, ci, (gsize) cw * ch * 2) != 0);
+    g_free (ca);
+    g_free (cb);
+    g_free (cc);
+    g_free (ci);
+  }
+  free_frames (in, 3);
+  free_frames (a, 3);
+  free_frames (b, 3);
+  free_frames (c, 3);
+}
+
+GST_END_TEST;
+
+/* the LATENCY query adds (temporal-window - 1) / 2 frame durations (and
+ * pipeline-depth - 1 on the GPU) */
+GST_START_TEST (test_temporal_latency)
+{
+  guint tw;
+
+  for (tw = 1; tw <= 7; tw += 2) {
+    GstHarness *h = cvtest_harness_new ("cudanlmeans", NULL);
+    GstVideoInfo info;
+    GstQuery *q;
+    GstClockTime min, max, frame = GST_SECOND / 25;
+    gboolean live;
+    guint depth = cvtest_backend_is_cuda ()? 3 : 1;
+    GstBuffer *buf;
+    GRand *rand = g_rand_new_with_seed (tw);
+    guint i;
+
+    g_object_set (h->element, "temporal-window", tw, "pipeline-depth", 3, NULL);
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 16, 8);
+    GST_VIDEO_INFO_FPS_N (&info) = 25;
+    GST_VIDEO_INFO_FPS_D (&info) = 1;
+    gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+    /* one frame through so that the caps are set (then drained: EOS) */
+    buf = cvtest_random_frame (&info, 0, rand);
+    GST_BUFFER_PTS (buf) = 0;
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+    q = gst_query_new_latency ();
+    fail_unless (gst_pad_peer_query (h->sinkpad, q));
+    gst_query_parse_latency (q, &live, &min, &max);
+    fail_unless_equals_uint64 (min, (tw / 2 + depth - 1) * frame);
+    gst_query_unref (q);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    for (i = 0; i < 1; i++)
+      gst_buffer_unref (gst_harness_pull (h));
+    fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+    g_rand_free (rand);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* FLUSH_STOP discards the frames held for the window and restarts it:
+ * the first frame after the flush is denoised on its own window; a caps
+ * change drains the frames of the old caps first (frames in = frames
+ * out, each at its caps) and restarts the window */
+GST_START_TEST (test_temporal_flush_and_caps)
+{
+  GstHarness *h = cvtest_harness_new ("cudanlmeans", NULL);
+  GstVideoInfo info, info2;
+  GstBuffer **a = NULL, **b = NULL, **ref, **ref2, *out;
+  Params p = { 30, 5, 9, 0, 0 };
+  GstCaps *caps;
+  GstSegment seg;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 20, 14);
+  gst_video_info_set_format (&info2, GST_VIDEO_FORMAT_I420, 18, 12);
+  a = similar_frames (&info, 4, 11);
+  b = similar_frames (&info2, 3, 12);
+  /* the same frames as streams of their own */
+  ref = run_stream (NULL, &info, a, 4, &p, 5, 20, 2);
+  ref2 = run_stream (NULL, &info2, b, 3, &p, 5, 20, 2);
+
+  g_object_set (h->element, "h", p.h, "patch-size", p.patch,
+      "search-window", p.search, "patch-sigma", p.patch_sigma,
+      "h-color", 20.0, "temporal-window", 5, NULL);
+  caps = gst_video_info_to_caps (&info);
+  gst_harness_set_src_caps (h, caps);
+  /* 3 frames: frame 0 is out (its window needs frames 0..2), 1 and 2 held */
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (a[3 - i])),
+        GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 1);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  while ((out = gst_harness_try_pull (h)))
+    gst_buffer_unref (out);
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  /* the first stream again: the same outputs as alone */
+  for (i = 0; i < 4; i++)
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (a[i])),
+        GST_FLOW_OK);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info2));
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (b[i])),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; i < 7; i++) {
+    GstBuffer *want = i < 4 ? ref[i] : ref2[i - 4];
+    const GstVideoInfo *vi = i < 4 ? &info : &info2;
+    guint8 *x1, *x2;
+    int C, cw, ch;
+
+    out = gst_harness_try_pull (h);
+    fail_unless (out != NULL, "%u of 7 frames out", i);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (want));
+    /* the visible bytes */
+    x1 = unpack (out, vi, &C);
+    x2 = unpack (want, vi, &C);
+    fail_unless (memcmp (x1, x2, (gsize) GST_VIDEO_INFO_WIDTH (vi) *
+            GST_VIDEO_INFO_HEIGHT (vi)) == 0, "frame %u: luma differs from "
+        "the same frame in a stream of its own", i);
+    g_free (x1);
+    g_free (x2);
+    x1 = unpack_chroma (out, vi, &cw, &ch);
+    x2 = unpack_chroma (want, vi, &cw, &ch);
+    fail_unless (memcmp (x1, x2, (gsize) cw * ch * 2) == 0, "frame %u: "
+        "chroma differs from the same frame in a stream of its own", i);
+    g_free (x1);
+    g_free (x2);
+    gst_buffer_unref (out);
+  }
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  free_frames (a, 4);
+  free_frames (b, 3);
+  free_frames (ref, 4);
+  free_frames (ref2, 3);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_unsupported_format_refused)
 {
   GstHarness *h = cvtest_harness_new ("cudanlmeans", NULL);
@@ -604,6 +1011,111 @@ GST_START_TEST (test_gpu_vs_cpu)
 
 GST_END_TEST;
 
+/* GPU vs CPU with temporal windows and chroma (h-color): every visible
+ * component of every frame within 2, at most 0.1 % (rounded up) differing,
+ * pipeline-depth 3 on the GPU (frames of the window stored by other
+ * slots' streams) */
+GST_START_TEST (test_gpu_vs_cpu_temporal)
+{
+  static const struct
+  {
+    GstVideoFormat fmt;
+    int w, h;
+    guint n, tw;
+    Params p;
+    double hc;
+  } cases[] = {
+    {GST_VIDEO_FORMAT_I420, 1920, 1080, 6, 5, {20, 7, 21, 0, 0}, 20},
+    {GST_VIDEO_FORMAT_NV12, 640, 480, 5, 3, {25, 7, 21, 5.0 / 3.0, 5}, 15},
+    {GST_VIDEO_FORMAT_GRAY8, 333, 97, 9, 7, {30, 5, 15, 0, 0}, 0},
+    {GST_VIDEO_FORMAT_I420, 37, 23, 6, 5, {30, 5, 0, 1, 0}, 30},
+    {GST_VIDEO_FORMAT_RGBx, 200, 150, 5, 5, {30, 7, 21, 5.0 / 3.0, 0}, 0},
+    {GST_VIDEO_FORMAT_I420, 322, 242, 4, 3, {30, 5, 15, 0, 0}, 0},
+  };
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const guint n = cases[i].n;
+    GstVideoInfo info;
+    GstBuffer **in, **gpu, **cpu;
+
+    gst_video_info_set_format (&info, cases[i].fmt, cases[i].w, cases[i].h);
+    in = similar_frames (&info, n, 900 + i);
+    gpu = run_stream ("cuda", &info, in, n, &cases[i].p, cases[i].tw,
+        cases[i].hc, 3);
+    cpu = run_stream ("cpu", &info, in, n, &cases[i].p, cases[i].tw,
+        cases[i].hc, 1);
+    for (k = 0; k < n; k++) {
+      int C, cw = 0, ch = 0, pass;
+      for (pass = 0; pass < (GST_VIDEO_INFO_N_PLANES (&info) > 1 ? 2 : 1);
+          pass++) {
+        guint8 *a, *b;
+        gsize j, m, off = 0;
+        if (pass == 0) {
+          a = unpack (gpu[k], &info, &C);
+          b = unpack (cpu[k], &info, &C);
+          m = (gsize) cases[i].w * cases[i].h * C;
+        } else {
+          a = unpack_chroma (gpu[k], &info, &cw, &ch);
+          b = unpack_chroma (cpu[k], &info, &cw, &ch);
+          m = (gsize) cw *ch * 2;
+        }
+        for (j = 0; j < m; j++) {
+          int d = abs ((int) a[j] - (int) b[j]);
+          fail_unless (d <= 2, "case %u frame %u %s: component %"
+              G_GSIZE_FORMAT " GPU %u CPU %u", i, k, pass ? "chroma" :
+              "plane 0", j, a[j], b[j]);
+          off += d > 0;
+        }
+        fail_unless (off <= (m + 999) / 1000, "case %u (%s %dx%d tw %u) "
+            "frame %u %s: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+            " components differ", i, gst_video_format_to_string
+            (cases[i].fmt), cases[i].w, cases[i].h, cases[i].tw, k,
+            pass ? "chroma" : "plane 0", off, m);
+        g_free (a);
+        g_free (b);
+      }
+    }
+    free_frames (in, n);
+    free_frames (gpu, n);
+    free_frames (cpu, n);
+  }
+}
+
+GST_END_TEST;
+
+/* No frame is uploaded twice: n I420 frames (3 planes) with
+ * temporal-window 5 from system memory cost 3 n uploads (the drain at EOS
+ * uploads nothing) and 3 n downloads (the first 2 submissions have no
+ * output and download nothing): host-transfers = 6 n */
+GST_START_TEST (test_gpu_temporal_transfers)
+{
+  GstHarness *h = cvtest_harness_new ("cudanlmeans", "cuda");
+  GstVideoInfo info;
+  GstBuffer **in;
+  const guint n = 7;
+  guint64 transfers = 0;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 64, 48);
+  in = similar_frames (&info, n, 77);
+  g_object_set (h->element, "temporal-window", 5, "pipeline-depth", 2, NULL);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  for (i = 0; i < n; i++)
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; i < n; i++)
+    gst_buffer_unref (gst_harness_pull (h));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  g_object_get (h->element, "host-transfers", &transfers, NULL);
+  fail_unless_equals_uint64 (transfers, 6 * n);
+  free_frames (in, n);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 nlmeans_suite (void)
 {
@@ -620,8 +1132,16 @@ nlmeans_suite (void)
   tcase_add_test (tc, test_quality_psnr_gain);
   tcase_add_test (tc, test_stream);
   tcase_add_test (tc, test_unsupported_format_refused);
+  tcase_add_test (tc, test_temporal_reference);
+  tcase_add_test (tc, test_temporal_properties);
+  tcase_add_test (tc, test_temporal_latency);
+  tcase_add_test (tc, test_temporal_flush_and_caps);
   if (cvtest_backend_is_cuda ())
     tcase_add_test (tc, test_gpu_vs_cpu);
+  if (cvtest_backend_is_cuda ())
+    tcase_add_test (tc, test_gpu_vs_cpu_temporal);
+  if (cvtest_backend_is_cuda ())
+    tcase_add_test (tc, test_gpu_temporal_transfers);
   return s;
 }
 

@@ -22,6 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the CvNlMeansParams tables below give the spatial fields only: h_color 0
+ * (chroma copied) and no temporal window */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 typedef struct
 {
   int w, h, bpp, big;
