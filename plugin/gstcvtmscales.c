@@ -293,14 +293,15 @@ gst_cv_tm_install_properties (GObjectClass * klass, guint prop_scales,
    * size (width, height, the drawn rectangle). Scales whose template does
    * not fit the frame are skipped with an element warning (an error when
    * none fits). Other values are refused with a warning on the bus and the
-   * previous scales kept. With several scales, score-map shows the first
+   * previous scales kept (the element's own check, so the value type's
+   * range is not narrowed). With several scales, score-map shows the first
    * fitting scale's scores. Takes effect at the next frame.
    */
   g_object_class_install_property (klass, prop_scales,
       gst_param_spec_array ("scales", "Scales",
           "Template scale factors searched together (e.g. <0.5, 1.0, 2.0>)",
           g_param_spec_double ("scale", "Scale", "A template scale factor",
-              G_MINDOUBLE, GST_CV_TM_MAX_SCALE, 1.0,
+              -G_MAXDOUBLE, G_MAXDOUBLE, 1.0,
               G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS), flags));
   /**
    * GstCudaTemplateMatch:use-alpha:
