@@ -30,7 +30,9 @@
  * "rank" (guint). With `subpixel`, every match (in the message, its
  * top-level fields and the metas' parameters) also has "x-subpixel" and
  * "y-subpixel" (gdouble): x and y refined by a parabola through the scores
- * around the peak (docs/cudatemplatematch.md).
+ * around the peak (docs/cudatemplatematch.md). Every match (message and
+ * ROI meta parameters) has "scale" (gdouble, see `scales`) and "masked"
+ * (gboolean, see `use-alpha`: the template's alpha as OpenCV's mask).
  *
  * Non-maximum suppression: after the best window, each further match is
  * the best window whose rectangle does not overlap any match found so far

@@ -2168,7 +2168,7 @@ GST_START_TEST (test_scales_property)
 {
   static const gchar *bad[] = { "<>", "<0.0>", "<1.0, -2.0>", "<17.0>",
     "<1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, "
-        "1.0, 1.0, 1.0>", "<\"a\">"
+        "1.0, 1.0, 1.0>"
   };
   GstElement *e = gst_element_factory_make ("cudatemplatematch", NULL);
   GstBus *bus = gst_bus_new ();
@@ -2188,7 +2188,11 @@ GST_START_TEST (test_scales_property)
   for (i = 0; i < G_N_ELEMENTS (bad); i++) {
     GstMessage *msg;
     GError *err = NULL;
-    gst_util_set_object_arg (G_OBJECT (e), "scales", bad[i]);
+    /* (gst_util_set_object_arg leaks the value it cannot parse) */
+    g_value_init (&v, GST_TYPE_ARRAY);
+    if (gst_value_deserialize (&v, bad[i]))
+      g_object_set_property (G_OBJECT (e), "scales", &v);
+    g_value_unset (&v);
     g_value_init (&v, GST_TYPE_ARRAY);
     g_object_get_property (G_OBJECT (e), "scales", &v);
     fail_unless_equals_int (gst_value_array_get_size (&v), 3);
@@ -2196,9 +2200,6 @@ GST_START_TEST (test_scales_property)
         2.25);
     g_value_unset (&v);
     msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
-    /* an unparsable string never reaches the element */
-    if (i == G_N_ELEMENTS (bad) - 1 && !msg)
-      continue;
     fail_unless (msg != NULL, "no warning for scales %s", bad[i]);
     gst_message_parse_warning (msg, &err, NULL);
     fail_unless (strstr (err->message, "scales") != NULL
