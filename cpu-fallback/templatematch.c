@@ -43,6 +43,9 @@ typedef struct
   size_t map_cap;               /* floats */
   uint8_t *lum;                 /* luma of the band's rows */
   size_t lum_cap;               /* bytes */
+  /* several templates: every template's score image */
+  float *mmap[CV_TEMPLATE_MATCH_MAX_SCALES];
+  size_t mmap_cap[CV_TEMPLATE_MATCH_MAX_SCALES];
 } CvTmCpuWorkspace;
 
 /* Most scores held at once (floats, 256 MB): larger score images are
@@ -66,15 +69,30 @@ typedef struct
 int
 cv_template_stats (CvTemplate * t)
 {
-  int64_t s = 0, q = 0;
+  int64_t s = 0, q = 0, n = 0;
   int mn = 255, mx = 0;
 
   if (!t || !t->plane.data || t->plane.width < 1 || t->plane.height < 1)
     return CV_ERROR_INVALID_ARGUMENT;
+  if (t->mask.data && (t->mask.width != t->plane.width
+          || t->mask.height != t->plane.height))
+    return CV_ERROR_INVALID_ARGUMENT;
   for (int y = 0; y < t->plane.height; y++) {
-    const uint8_t *row = t->plane.data + (size_t) y * t->plane.stride;
+    uint8_t *row = t->plane.data + (size_t) y * t->plane.stride;
+    uint8_t *mrow = t->mask.data ? t->mask.data +
+        (size_t) y * t->mask.stride : NULL;
     for (int x = 0; x < t->plane.width; x++) {
-      int v = row[x];
+      int v;
+      if (mrow) {
+        /* OpenCV: a CV_8U mask is binary (threshold at 0) */
+        mrow[x] = mrow[x] != 0;
+        if (!mrow[x]) {
+          row[x] = 0;
+          continue;
+        }
+      }
+      v = row[x];
+      n++;
       s += v;
       q += v * v;
       if (v < mn)
@@ -83,8 +101,11 @@ cv_template_stats (CvTemplate * t)
         mx = v;
     }
   }
+  if (n == 0)
+    return CV_ERROR_INVALID_ARGUMENT;
   t->sum = s;
   t->sumsq = q;
+  t->count = n;
   t->flat = mn == mx;
   return CV_OK;
 }
@@ -209,6 +230,62 @@ __attribute__((target ("avx2")))
 }
 #endif
 
+/* s[x] += p[x], q[x] += p[x]^2, x < n (a mask pixel's image row) */
+CVTM_CLONES static void
+mask_acc (uint32_t * restrict s, uint32_t * restrict q,
+    const uint8_t * restrict p, int n)
+{
+  for (int x = 0; x < n; x++) {
+    const uint32_t v = p[x];
+    s[x] += v;
+    q[x] += v * v;
+  }
+}
+
+/* The masked window sums of the n windows of output row y: ms[x] =
+ * sum M I, mq[x] = sum M I^2 over the template's mask M (0/1), exact
+ * (32-bit accumulators s32, q32 flushed before they can overflow). */
+static void
+mask_sums (const CvPlane * lum, const CvTemplate * templ, int y, int n,
+    uint32_t * restrict s32, uint32_t * restrict q32, int64_t * restrict ms,
+    int64_t * restrict mq)
+{
+  unsigned used = 0;
+
+  memset (s32, 0, (size_t) n * sizeof (uint32_t));
+  memset (q32, 0, (size_t) n * sizeof (uint32_t));
+  memset (ms, 0, (size_t) n * sizeof (int64_t));
+  memset (mq, 0, (size_t) n * sizeof (int64_t));
+  for (int j = 0; j <= templ->plane.height; j++) {
+    if (j == templ->plane.height || used == ACC_BUDGET) {
+      for (int x = 0; x < n; x++) {
+        ms[x] += s32[x];
+        mq[x] += q32[x];
+        s32[x] = q32[x] = 0;
+      }
+      used = 0;
+      if (j == templ->plane.height)
+        break;
+    }
+    const uint8_t *irow = lum->data + (size_t) (y + j) * lum->stride;
+    const uint8_t *mrow = templ->mask.data + (size_t) j * templ->mask.stride;
+    for (int i = 0; i < templ->plane.width; i++) {
+      if (!mrow[i])
+        continue;
+      if (used == ACC_BUDGET) {
+        for (int x = 0; x < n; x++) {
+          ms[x] += s32[x];
+          mq[x] += q32[x];
+          s32[x] = q32[x] = 0;
+        }
+        used = 0;
+      }
+      mask_acc (s32, q32, irow + i, n);
+      used++;
+    }
+  }
+}
+
 static void
 flush (int64_t * restrict c, uint32_t * restrict acc, int n)
 {
@@ -300,18 +377,24 @@ cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
     int64_t *c = malloc ((size_t) rw * sizeof (int64_t));
     int64_t *cs = malloc ((size_t) w * sizeof (int64_t));
     int64_t *cq = malloc ((size_t) w * sizeof (int64_t));
+    const int masked = templ->mask.data != NULL;
+    uint32_t *q32 = masked ? malloc ((size_t) rw * sizeof (uint32_t)) : NULL;
+    int64_t *mq = masked ? malloc ((size_t) rw * sizeof (int64_t)) : NULL;
     int last = -2;
 
-    if (!acc || !c || !cs || !cq) {
+    if (!acc || !c || !cs || !cq || (masked && (!q32 || !mq))) {
 #pragma omp atomic write
       status = CV_ERROR_NO_MEMORY;
     }
 #pragma omp for schedule(static)
     for (int y = 0; y < rh; y++) {
-      if (!acc || !c || !cs || !cq || cv_exec_cancelled (exec))
+      if (!acc || !c || !cs || !cq || (masked && (!q32 || !mq))
+          || cv_exec_cancelled (exec))
         continue;
-      /* column sums of rows y .. y + th - 1 */
-      if (y == last + 1)
+      /* column sums of rows y .. y + th - 1 (unmasked) */
+      if (masked)
+        ;
+      else if (y == last + 1)
         cvtm_column_sums_next (lum.data + (size_t) (y - 1) * lum.stride,
             lum.data + (size_t) (y + th - 1) * lum.stride, w, cs, cq);
       else
@@ -356,9 +439,20 @@ cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
         flush (c + xb, acc + xb, rw - xb);
       }
 
+      if (masked) {
+        /* the mask's correlations with the luma and its square (acc and
+         * cs, free now, hold the 32-bit sums and the masked S) */
+        float *out = map + (size_t) y * rw;
+        mask_sums (&lum, templ, y, rw, acc, q32, cs, mq);
+        for (int x = 0; x < rw; x++)
+          out[x] = cvtm_score (&k, c[x], cs[x], mq[x]);
+        continue;
+      }
       /* window sums slid along the row, scores */
       cvtm_row_scores (&k, c, cs, cq, tw, rw, map + (size_t) y * rw);
     }
+    free (q32);
+    free (mq);
     free (acc);
     free (c);
     free (cs);
@@ -427,6 +521,8 @@ cv_template_match_cpu_free (void *workspace)
   cvtm_fft_free (ws->fft);
   free (ws->map);
   free (ws->lum);
+  for (int i = 0; i < CV_TEMPLATE_MATCH_MAX_SCALES; i++)
+    free (ws->mmap[i]);
   free (ws);
 }
 
@@ -539,6 +635,9 @@ window_score (const CvPlane * src, CvLumaLayout l, const CvTemplate * templ,
       const uint8_t *p = row + (size_t) (x + i) * l.bpp;
       const int v = l.r < 0 ? p[0] : cv_luma (p[l.r], p[l.g], p[l.b]);
       c += (int64_t) trow[i] * v;
+      if (templ->mask.data && !templ->mask.data[(size_t) j *
+              templ->mask.stride + i])
+        continue;
       s += v;
       q += (int64_t) v *v;
     }
@@ -579,8 +678,7 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
   const int tw = templ->plane.width, th = templ->plane.height;
   const int rw = w - tw + 1, rh = h - th + 1;
   const int method = params->method;
-  const CvTmScoreConst k = cvtm_score_const (method, tw, th, templ->sum,
-      templ->sumsq, templ->flat);
+  const CvTmScoreConst k = cvtm_template_const (method, templ);
   /* rows of scores per band: all of them unless that is over budget */
   const int bh = (size_t) rw * rh <= ws->map_budget ? rh :
       (int) (ws->map_budget / rw > 0 ? ws->map_budget / rw : 1);
@@ -611,12 +709,14 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
       CvPlane lum;
 
       get_luma (src, layout, y0, rows + th - 1, ws->lum, &lum, exec);
-      if (ws->path == CV_TM_CPU_PATH_FFT)
+      /* masked templates: the direct path (the FFT one has no masked
+       * window sums) */
+      if (ws->path == CV_TM_CPU_PATH_FFT && !templ->mask.data)
         status = cvtm_fft_scores (&ws->fft, &lum, templ, &k, ws->map,
             ws->dw, ws->dh, exec);
       else
         status = cvtm_direct_scores (&lum, templ, &k, ws->map, exec);
-      ws->last_path = ws->path;
+      ws->last_path = templ->mask.data ? CV_TM_CPU_PATH_DIRECT : ws->path;
       if (status != CV_OK)
         break;
       if (pass == 0 && score_map)
@@ -640,6 +740,8 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
         result->match[m].x = (int32_t) (bi[m] % rw);
         result->match[m].y = (int32_t) (bi[m] / rw);
         result->match[m].score = ws->map[bi[m]];
+        result->match[m].w = tw;
+        result->match[m].h = th;
         result->count = m + 1;
       }
     }
@@ -657,6 +759,8 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
       result->match[m].x = (int32_t) (bi[m] % rw);
       result->match[m].y = (int32_t) (bi[m] / rw);
       result->match[m].score = r;
+      result->match[m].w = tw;
+      result->match[m].h = th;
       result->count = m + 1;
     }
   }
@@ -664,6 +768,9 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
    * there, else from the windows' sums */
   for (int i = 0; status == CV_OK && i < result->count; i++) {
     CvTemplateMatch *mt = &result->match[i];
+    mt->scale = 0;
+    mt->w = tw;
+    mt->h = th;
     if (nbands == 1) {
       cvtm_fill_around (mt, ws->map, rw, rh);
     } else {
@@ -690,6 +797,132 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
   if (status != CV_OK)
     result->count = 0;
   return status;
+}
+
+/* The best window of template t's score image (rw x rh, global index
+ * off + y * rw + x) not suppressed by the m matches found so far, by its
+ * key among several templates, into (*bk, *bi) if better. */
+static void
+multi_best (const float *map, int rw, int rh, int64_t off, float n, int tw,
+    int th, int method, const CvTemplateMatch * found, int m, float *bk,
+    int64_t * bi, const CvExec * exec)
+{
+  float gk = *bk;
+  int64_t gi = *bi;
+
+#pragma omp parallel num_threads (CV_OMP_THREADS (exec))
+  {
+    float lk = 0;
+    int64_t li = -1;
+#pragma omp for schedule(static)
+    for (int y = 0; y < rh; y++) {
+      const float *mrow = map + (size_t) y * rw;
+      for (int x = 0; x < rw; x++) {
+        float r = mrow[x], key;
+        int64_t idx = off + (int64_t) y * rw + x;
+        if (r != r)
+          continue;
+        key = cvtm_multi_key (method, 1, n, r);
+        if (!cvtm_better (key, idx, lk, li))
+          continue;
+        if (m > 0 && cvtm_suppressed (found, m, x, y, tw, th))
+          continue;
+        lk = key;
+        li = idx;
+      }
+    }
+#pragma omp critical
+    {
+      if (cvtm_better (lk, li, gk, gi)) {
+        gk = lk;
+        gi = li;
+      }
+    }
+  }
+  *bk = gk;
+  *bi = gi;
+}
+
+/* Several templates (n > 1, cvtemplatematch.h): every template's whole
+ * score image by the direct path, then one search over all of them. */
+static int
+match_multi (const CvPlane * src, CvLumaLayout layout,
+    const CvTemplate * templ, int n, const CvTemplateMatchParams * params,
+    CvPlane * score_map, CvTemplateMatchResult * result,
+    CvTmCpuWorkspace * ws, const CvExec * exec)
+{
+  const int w = src->width, h = src->height, method = params->method;
+  const int plain = layout.r < 0 && layout.bpp == 1;
+  int rw[CV_TEMPLATE_MATCH_MAX_SCALES], rh[CV_TEMPLATE_MATCH_MAX_SCALES];
+  int64_t off[CV_TEMPLATE_MATCH_MAX_SCALES + 1];
+  float nf[CV_TEMPLATE_MATCH_MAX_SCALES];
+  CvTmScoreConst k0 = cvtm_template_const (method, &templ[0]);
+  CvPlane lum;
+  int status = CV_OK;
+
+  result->count = 0;
+  if (!plain)
+    status = ensure ((void **) &ws->lum, &ws->lum_cap, (size_t) w * h, 1);
+  if (status != CV_OK)
+    return status;
+  get_luma (src, layout, 0, h, ws->lum, &lum, exec);
+  off[0] = 0;
+  for (int t = 0; t < n; t++) {
+    const CvTemplate *tp = &templ[t];
+    const CvTmScoreConst k = cvtm_template_const (method, tp);
+
+    rw[t] = w - tp->plane.width + 1;
+    rh[t] = h - tp->plane.height + 1;
+    off[t + 1] = off[t] + (int64_t) rw[t] * rh[t];
+    nf[t] = (float) k.n;
+    status = ensure ((void **) &ws->mmap[t], &ws->mmap_cap[t],
+        (size_t) rw[t] * rh[t], sizeof (float));
+    if (status == CV_OK)
+      status = cvtm_direct_scores (&lum, tp, &k, ws->mmap[t], exec);
+    if (status != CV_OK)
+      return status;
+  }
+  ws->last_path = CV_TM_CPU_PATH_DIRECT;
+  if (score_map) {
+    write_map_rows (score_map, ws->mmap[0], 0, rh[0], rw[0], method, k0.n,
+        params->score_map, exec);
+    if (rh[0] < h)
+      write_map_rows (score_map, NULL, rh[0], h - rh[0], rw[0], method, k0.n,
+          params->score_map, exec);
+  }
+  for (int m = 0; m < params->max_matches; m++) {
+    float bk = 0;
+    int64_t bi = -1;
+    int t = 0;
+
+    for (int i = 0; i < n; i++)
+      multi_best (ws->mmap[i], rw[i], rh[i], off[i], nf[i],
+          templ[i].plane.width, templ[i].plane.height, method,
+          result->match, m, &bk, &bi, exec);
+    if (bi < 0)
+      break;
+    while (bi >= off[t + 1])
+      t++;
+    {
+      const int64_t idx = bi - off[t];
+      const float r = ws->mmap[t][idx];
+      CvTemplateMatch *mt = &result->match[m];
+
+      if (!cvtm_passes (method, params->threshold, r))
+        break;
+      mt->x = (int32_t) (idx % rw[t]);
+      mt->y = (int32_t) (idx / rw[t]);
+      mt->score = r;
+      mt->scale = t;
+      mt->w = templ[t].plane.width;
+      mt->h = templ[t].plane.height;
+      cvtm_fill_around (mt, ws->mmap[t], rw[t], rh[t]);
+      result->count = m + 1;
+    }
+  }
+  if (cv_exec_cancelled (exec))
+    return CV_ERROR_CANCELLED;
+  return CV_OK;
 }
 
 /* ---- the operator (cvtemplatematch.h) ---- */
@@ -742,6 +975,30 @@ template_match_submit (void *op, const CvFrame * frame, const void *params,
   }
   p = fp->match;
   p.score_map = o->info.score_map;
+  if (fp->n_templ > 1) {
+    int status;
+    if (fp->n_templ > CV_TEMPLATE_MATCH_MAX_SCALES)
+      return CV_ERROR_INVALID_ARGUMENT;
+    for (int t = 0; t < fp->n_templ; t++) {
+      status = check_args (&f.in[0], o->info.layout, &fp->templ[t], &p, map,
+          &o->result);
+      if (status != CV_OK)
+        return status;
+    }
+    if (!o->ws) {
+      CvTmCpuWorkspace *ws = calloc (1, sizeof (CvTmCpuWorkspace));
+      if (!ws)
+        return CV_ERROR_NO_MEMORY;
+      ws->path_env = path_from_env ();
+      ws->map_budget = budget_from_env ();
+      o->ws = ws;
+    }
+    status = match_multi (&f.in[0], o->info.layout, fp->templ, fp->n_templ,
+        &p, map, &o->result, o->ws, exec);
+    if (status != CV_OK)
+      o->result.count = 0;
+    return status;
+  }
   return cv_template_match_cpu (&f.in[0], o->info.layout, fp->templ, &p, map,
       &o->result, &o->ws, exec);
 }

@@ -83,9 +83,12 @@ int cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
  * holds the device buffers (NULL at first; allocated and grown as needed;
  * free it with cv_template_match_cuda_free ()). The correlation kernel is
  * chosen by the template size, or forced by CUDAVISION_TM_PATH=direct or
- * =gemm, read when the workspace is made. */
+ * =gemm, read when the workspace is made. templ[0 .. n_templ - 1]:
+ * several templates searched together (cvtemplatematch.h), n_templ 1 ..
+ * CV_TEMPLATE_MATCH_MAX_SCALES. */
 int cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
-    const CvTemplate * templ, const CvTemplateMatchParams * params,
+    const CvTemplate * templ, int n_templ,
+    const CvTemplateMatchParams * params,
     CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
     void *stream);
 

@@ -66,6 +66,29 @@ cvtm_score_const (int method, int tw, int th, int64_t st, int64_t qt,
   return k;
 }
 
+/* The constants of template t (its count N: the mask's pixels, or
+ * tw * th). */
+CV_HD CvTmScoreConst
+cvtm_template_const (int method, const CvTemplate * t)
+{
+  CvTmScoreConst k = cvtm_score_const (method, t->plane.width,
+      t->plane.height, t->sum, t->sumsq, t->flat);
+
+  if (t->mask.data && t->count > 0) {
+    double n = (double) t->count, sd = (double) t->sum;
+    k.n = n;
+    k.inv_n = CV_DDIV (1.0, n);
+    if (method == CV_TM_CCOEFF) {
+      k.tmean = CV_DDIV (sd, n);
+    } else if (method == CV_TM_CCOEFF_NORMED) {
+      double var = CV_DSUB ((double) t->sumsq, CV_DDIV (CV_DMUL (sd, sd), n));
+      k.tmean = CV_DDIV (sd, n);
+      k.tnorm = CV_DSQRT (var > 0 ? var : 0.0);
+    }
+  }
+  return k;
+}
+
 /* The score R of one window from its exact sums C, S, Q. */
 CV_HD float
 cvtm_score (const CvTmScoreConst * k, int64_t c, int64_t s, int64_t q)
@@ -171,6 +194,18 @@ cvtm_key (int method, float r)
   return (method == CV_TM_SQDIFF || method == CV_TM_SQDIFF_NORMED) ? -r : r;
 }
 
+/* Key of a score among several templates (see cvtemplatematch.h): the
+ * score's key for the normed methods, that of R / N (float) for SQDIFF,
+ * CCORR and CCOEFF; with one template (multi 0), cvtm_key (). */
+CV_HD float
+cvtm_multi_key (int method, int multi, float n, float r)
+{
+  if (multi && (method == CV_TM_SQDIFF || method == CV_TM_CCORR
+          || method == CV_TM_CCOEFF))
+    r = CV_FDIV (r, n);
+  return cvtm_key (method, r);
+}
+
 /* Does the score pass the threshold (see CvTemplateMatchParams)? */
 CV_HD int
 cvtm_passes (int method, double threshold, float r)
@@ -207,14 +242,15 @@ cvtm_fill_around (CvTemplateMatch * m, const float *map, int rw, int rh)
   m->around[3] = cvtm_around (map, rw, rh, m->x, m->y + 1);
 }
 
-/* Is (x, y) suppressed by one of the n matches (rectangles overlap)? */
+/* Is window (x, y) of a tw x th template suppressed by one of the n
+ * matches (rectangles overlap, each match of its own size w x h)? */
 CV_HD int
 cvtm_suppressed (const CvTemplateMatch * m, int n, int x, int y, int tw,
     int th)
 {
   for (int i = 0; i < n; i++) {
     int dx = x - m[i].x, dy = y - m[i].y;
-    if (dx < tw && -dx < tw && dy < th && -dy < th)
+    if (dx < m[i].w && -dx < tw && dy < m[i].h && -dy < th)
       return 1;
   }
   return 0;

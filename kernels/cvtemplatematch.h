@@ -97,7 +97,25 @@ typedef struct
   int64_t sumsq;                /* Qt */
   int flat;                     /* all pixels equal */
   uint64_t id;                  /* unique per template content, or 0 */
+  /* Optional mask (OpenCV's matchTemplate mask argument): mask.data NULL
+   * for none, else a GRAY8 plane of the template's size. A CV_8U mask is
+   * binary in OpenCV (4.6 thresholds it at 0, "CV_8U masks are binary
+   * masks"): a pixel counts when its mask byte is not 0, with weight 1.
+   * cv_template_stats () normalises the mask to 0/1 and sets the template's
+   * pixels outside it to 0 (both planes are modified). With a mask, every
+   * sum of the definitions above runs over the mask's pixels only, N is
+   * their number (count), S = sum M I and Q = sum M I^2 are correlations of
+   * the window with the mask instead of box sums (OpenCV's
+   * matchTemplateMask with M in {0, 1}: e.g. CCOEFF_NORMED
+   *   R = (C - S St / N) / sqrt ((Q - S^2 / N) (Qt - St^2 / N))), computed
+   * from the same exact integers with the same edge cases as without a
+   * mask (OpenCV's mask path divides by 0 there instead: NaN or inf). */
+  CvPlane mask;
+  int64_t count;                /* N: pixels counted (tw * th unmasked) */
 } CvTemplate;
+
+/* Most templates (scales) matched at once. */
+#define CV_TEMPLATE_MATCH_MAX_SCALES 16
 
 /* Parameters of one frame.
  * method:      a CvTemplateMatchMethod.
@@ -131,6 +149,8 @@ typedef struct
   int32_t x, y;
   double score;
   float around[4];
+  int32_t scale;                /* index of the template (scale) matched */
+  int32_t w, h;                 /* its size: the window's */
 } CvTemplateMatch;
 
 /* The matches of one frame, best first: count = 0 .. max_matches. */
@@ -182,7 +202,10 @@ cv_template_match_subpixel (const CvTemplateMatch * m, double *sx,
       m->around[3]);
 }
 
-/* Fill sum, sumsq and flat of t from t->plane (host memory, GRAY8).
+/* Fill sum, sumsq, count and flat of t from t->plane (host memory,
+ * GRAY8) and, when t->mask.data is set, normalise the mask to 0/1 and zero
+ * the template outside it (sums, count and flat over the mask's pixels;
+ * an empty mask is CV_ERROR_INVALID_ARGUMENT).
  * Returns CV_OK or CV_ERROR_INVALID_ARGUMENT. */
 int cv_template_stats (CvTemplate * t);
 
@@ -215,6 +238,21 @@ int cv_template_stats (CvTemplate * t);
  *           threshold. Each match carries the scores of the windows
  *           around it (CvTemplateMatch.around) for the sub-pixel
  *           estimate.
+ * Several templates (CvTemplateMatchFrameParams.n_templ > 1, e.g. one
+ *         template resampled at several scales): each template's scores
+ *         as above, then one search over all of them: windows are
+ *         compared by their key, the score for CCORR_NORMED,
+ *         CCOEFF_NORMED, SQDIFF_NORMED (comparable across sizes), and the
+ *         score per counted pixel, (float) R / (float) N, for SQDIFF,
+ *         CCORR and CCOEFF (their scores grow with N); ties: the earlier
+ *         template, then raster order. A match suppresses every window of
+ *         every template whose rectangle overlaps its own (each of its
+ *         template's size). CvTemplateMatch.scale is the template's
+ *         index, w x h its size. The threshold applies to R. With one
+ *         template the key is R (as above). The score map is the first
+ *         template's. Every template must fit the frame.
+ *         Masked templates (CvTemplate.mask) cost three more correlations
+ *         (with the mask, of the luma and of its square).
  * Complexity: the correlation C, exact integers, either directly,
  * O(W H tw th) multiply-adds (on the GPU with __dp4a or 8-bit tensor cores,
  * see docs/cudatemplatematch.md), or (CPU operator, built with FFTW3) by
@@ -276,6 +314,9 @@ typedef struct
 {
   CvTemplateMatchParams match;
   const CvTemplate *templ;
+  /* templ[0 .. n_templ - 1]: several templates (the scales of one) matched
+   * in one search (0 is taken as 1); see "Several templates" above */
+  int n_templ;
 } CvTemplateMatchFrameParams;
 
 extern const CvOps cv_template_match_cpu_ops;

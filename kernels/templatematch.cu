@@ -49,10 +49,19 @@ struct Workspace
   size_t luma_pitch;
   size_t luma_bytes;            /* capacity: pitch * rows */
   int luma_w, luma_h;
-  uint8_t *tmpl;
-  size_t tmpl_cap;
-  uint64_t tmpl_id;
-  int tmpl_w, tmpl_h;
+  /* the templates (and masks), uploaded when their id changes */
+  uint8_t *tmpl[CV_TEMPLATE_MATCH_MAX_SCALES];
+  size_t tmpl_cap[CV_TEMPLATE_MATCH_MAX_SCALES];
+  uint64_t tmpl_id[CV_TEMPLATE_MATCH_MAX_SCALES];
+  int tmpl_w[CV_TEMPLATE_MATCH_MAX_SCALES], tmpl_h[CV_TEMPLATE_MATCH_MAX_SCALES];
+  uint8_t *mask[CV_TEMPLATE_MATCH_MAX_SCALES];
+  size_t mask_cap[CV_TEMPLATE_MATCH_MAX_SCALES];
+  /* masked templates: the luma's square as bytes, the masked sums */
+  uint8_t *sqhi, *sqlo;
+  size_t sq_pitch;
+  int sq_w, sq_h;
+  long long *ms, *mq;
+  size_t ms_cap, mq_cap;
   float *map;
   size_t map_cap;               /* elements */
   long long *isum, *isq;
@@ -68,6 +77,24 @@ struct Workspace
 
 constexpr int kRedThreads = 256;
 constexpr int kRedBlocks = 1024;
+
+/* Where a correlation kernel's window sums come from, or where its raw
+ * correlation goes (masked templates: the mask's correlations first, then
+ * the template's with these as the window sums):
+ *   kWinIntegral: S, Q are the integral images ((W+1) x (H+1));
+ *   kWinArrays:   S, Q hold each window's sums (rw x rh);
+ *   kWinRaw:      raw[y * rw + x] = C (no score);
+ *   kWinRawAcc:   raw[y * rw + x] = 256 raw[y * rw + x] + C (the square of
+ *                 the luma as high byte then low byte). */
+enum
+{ kWinIntegral = 0, kWinArrays = 1, kWinRaw = 2, kWinRawAcc = 3 };
+
+struct WinSums
+{
+  const long long *S, *Q;
+  long long *raw;
+  int mode;
+};
 
 /* ---- 1. luma ----------------------------------------------------------- */
 
@@ -205,6 +232,37 @@ integral_cols (long long *__restrict__ S, long long *__restrict__ Q, int w,
 
 /* ---- 3. correlation and scores ----------------------------------------- */
 
+/* Score of window (x, y) from its correlation c and the integral images
+ * (out of line: the callers unroll over many windows). */
+__device__ __noinline__ void
+store_score (const CvTmScoreConst * k, long long c, int x, int y, int w,
+    int tw, int th, const WinSums & win, float *__restrict__ map, int rw)
+{
+  const size_t o = (size_t) y * rw + x;
+  long long ws, wq;
+
+  if (win.mode == kWinRaw) {
+    win.raw[o] = c;
+    return;
+  }
+  if (win.mode == kWinRawAcc) {
+    win.raw[o] = win.raw[o] * 256 + c;
+    return;
+  }
+  if (win.mode == kWinArrays) {
+    ws = win.S[o];
+    wq = win.Q[o];
+  } else {
+    const long long *__restrict__ S = win.S, *__restrict__ Q = win.Q;
+    const size_t cols = (size_t) w + 1;
+    const size_t a = (size_t) y * cols + x, b = a + tw;
+    const size_t cc = (size_t) (y + th) * cols + x, d = cc + tw;
+    ws = S[d] - S[b] - S[cc] + S[a];
+    wq = Q[d] - Q[b] - Q[cc] + Q[a];
+  }
+  map[o] = cvtm_score (k, c, ws, wq);
+}
+
 constexpr int kCorrTX = 64;     /* windows per block, x */
 constexpr int kCorrThreadsY = 4;
 constexpr int kCorrR = 4;       /* rows per thread */
@@ -214,8 +272,7 @@ template < int CI, int CJ, bool STATS >
 __global__ void __launch_bounds__ (kCorrTX * kCorrThreadsY)
 corr_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
     const uint8_t * __restrict__ tmpl, int tw, int th,
-    const long long *__restrict__ S, const long long *__restrict__ Q,
-    float *__restrict__ map, int rw, int rh, CvTmScoreConst k)
+    WinSums win, float *__restrict__ map, int rw, int rh, CvTmScoreConst k)
 {
   constexpr int IW = kCorrTX + CI - 1;
   constexpr int IH = kCorrTY + CJ - 1;
@@ -284,34 +341,12 @@ corr_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
     const int y = oy0 + r;
     if (y >= rh)
       break;
-    long long ws, wq;
-    if (STATS) {
-      ws = s[r];
-      wq = q[r];
-    } else {
-      const size_t cols = (size_t) w + 1;
-      const size_t a = (size_t) y * cols + ox, b = a + tw;
-      const size_t cidx = (size_t) (y + th) * cols + ox, d = cidx + tw;
-      ws = S[d] - S[b] - S[cidx] + S[a];
-      wq = Q[d] - Q[b] - Q[cidx] + Q[a];
-    }
-    map[(size_t) y * rw + ox] = cvtm_score (&k, (long long) c[r], ws, wq);
+    if (STATS)
+      map[(size_t) y * rw + ox] = cvtm_score (&k, (long long) c[r], s[r],
+          q[r]);
+    else
+      store_score (&k, (long long) c[r], ox, y, w, tw, th, win, map, rw);
   }
-}
-
-/* Score of window (x, y) from its correlation c and the integral images
- * (out of line: the callers unroll over many windows). */
-__device__ __noinline__ void
-store_score (const CvTmScoreConst * k, long long c, int x, int y, int w,
-    int tw, int th, const long long *__restrict__ S,
-    const long long *__restrict__ Q, float *__restrict__ map, int rw)
-{
-  const size_t cols = (size_t) w + 1;
-  const size_t a = (size_t) y * cols + x, b = a + tw;
-  const size_t cc = (size_t) (y + th) * cols + x, d = cc + tw;
-  const long long ws = S[d] - S[b] - S[cc] + S[a];
-  const long long wq = Q[d] - Q[b] - Q[cc] + Q[a];
-  map[(size_t) y * rw + x] = cvtm_score (k, c, ws, wq);
 }
 
 /* ---- 3b. direct correlation with __dp4a -------------------------------- */
@@ -338,8 +373,7 @@ template < bool WIDE >
 __global__ void __launch_bounds__ (kDirTX * kDirTY)
 corr_dp4a_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
     const uint8_t * __restrict__ tmpl, int tw, int th,
-    const long long *__restrict__ S, const long long *__restrict__ Q,
-    float *__restrict__ map, int rw, int rh, CvTmScoreConst k)
+    WinSums win, float *__restrict__ map, int rw, int rh, CvTmScoreConst k)
 {
   __shared__ __align__ (16) uint32_t sI[kDirIH][kDirIWW];
   __shared__ __align__ (16) uint4 sT[kDirCJ][kDirCI / 16];
@@ -463,7 +497,7 @@ corr_dp4a_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
         break;
       const long long cv = WIDE ? (long long) c64[WIDE ? o : 0][WIDE ? s : 0]
           : (long long) acc[o][s];
-      store_score (&k, cv, x, y, w, tw, th, S, Q, map, rw);
+      store_score (&k, cv, x, y, w, tw, th, win, map, rw);
     }
   }
 }
@@ -497,8 +531,7 @@ template < bool WIDE >
 __global__ void __launch_bounds__ (32 * kGemmWarps)
 corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
     const uint8_t * __restrict__ tmpl, int tw, int th,
-    const long long *__restrict__ S, const long long *__restrict__ Q,
-    float *__restrict__ map, int rw, int rh, CvTmScoreConst k)
+    WinSums win, float *__restrict__ map, int rw, int rh, CvTmScoreConst k)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   constexpr int kGemmCJ = 64, kGemmCI = 64;     /* template chunk */
@@ -644,7 +677,7 @@ corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
         const long long cv = WIDE ?
             (long long) c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] :
             (long long) (uint32_t) acc[mt][s][e];
-        store_score (&k, cv, x, y, w, tw, th, S, Q, map, rw);
+        store_score (&k, cv, x, y, w, tw, th, win, map, rw);
       }
     }
 #endif
@@ -670,9 +703,22 @@ block_best (float &key, long long &idx, float *sk, long long *si)
   idx = si[0];
 }
 
+/* The templates searched together: template t's score image is
+ * map[off[t] ..], rw x rh windows of a tw x th template; multi: keys among
+ * several templates (cvtm_multi_key), n their pixel counts. */
+struct ScaleTable
+{
+  int ns;
+  int multi;
+  long long off[CV_TEMPLATE_MATCH_MAX_SCALES];
+  int rw[CV_TEMPLATE_MATCH_MAX_SCALES], rh[CV_TEMPLATE_MATCH_MAX_SCALES];
+  int tw[CV_TEMPLATE_MATCH_MAX_SCALES], th[CV_TEMPLATE_MATCH_MAX_SCALES];
+  float n[CV_TEMPLATE_MATCH_MAX_SCALES];
+};
+
 __global__ void __launch_bounds__ (kRedThreads)
-reduce_partial (const float *__restrict__ map, int rw, int rh, int method,
-    const CvTemplateMatchResult * res, int m, int tw, int th,
+reduce_partial (const float *__restrict__ map, ScaleTable tab, int method,
+    const CvTemplateMatchResult * res, int m,
     float *__restrict__ pkey, long long *__restrict__ pidx)
 {
   __shared__ CvTemplateMatch found[CV_TEMPLATE_MATCH_MAX_MATCHES];
@@ -691,20 +737,25 @@ reduce_partial (const float *__restrict__ map, int rw, int rh, int method,
 
   float bk = 0.0f;
   long long bi = -1;
-  for (int y = blockIdx.x; y < rh; y += gridDim.x) {
-    const float *row = map + (size_t) y * rw;
-    for (int x = threadIdx.x; x < rw; x += kRedThreads) {
-      const float r = row[x];
-      if (r != r)
-        continue;
-      const float key = cvtm_key (method, r);
-      const long long idx = (long long) y * rw + x;
-      if (!cvtm_better (key, idx, bk, bi))
-        continue;
-      if (m > 0 && cvtm_suppressed (found, m, x, y, tw, th))
-        continue;
-      bk = key;
-      bi = idx;
+  for (int t = 0; t < tab.ns; t++) {
+    const int rw = tab.rw[t], rh = tab.rh[t], tw = tab.tw[t], th = tab.th[t];
+    const float n = tab.n[t];
+    const float *tmap = map + tab.off[t];
+    for (int y = blockIdx.x; y < rh; y += gridDim.x) {
+      const float *row = tmap + (size_t) y * rw;
+      for (int x = threadIdx.x; x < rw; x += kRedThreads) {
+        const float r = row[x];
+        if (r != r)
+          continue;
+        const float key = cvtm_multi_key (method, tab.multi, n, r);
+        const long long idx = tab.off[t] + (long long) y * rw + x;
+        if (!cvtm_better (key, idx, bk, bi))
+          continue;
+        if (m > 0 && cvtm_suppressed (found, m, x, y, tw, th))
+          continue;
+        bk = key;
+        bi = idx;
+      }
     }
   }
   block_best (bk, bi, sk, si);
@@ -717,7 +768,7 @@ reduce_partial (const float *__restrict__ map, int rw, int rh, int method,
 __global__ void __launch_bounds__ (kRedThreads)
 reduce_final (const float *__restrict__ pkey,
     const long long *__restrict__ pidx, int nb,
-    const float *__restrict__ map, int rw, int rh, int method,
+    const float *__restrict__ map, ScaleTable tab, int method,
     double threshold, CvTemplateMatchResult * res, int m)
 {
   __shared__ float sk[kRedThreads];
@@ -734,16 +785,39 @@ reduce_final (const float *__restrict__ pkey,
     }
   block_best (bk, bi, sk, si);
   if (threadIdx.x == 0 && bi >= 0) {
+    int t = 0;
+    while (t + 1 < tab.ns && bi >= tab.off[t + 1])
+      t++;
+    const long long idx = bi - tab.off[t];
+    const int rw = tab.rw[t];
     const float r = map[bi];
     if (cvtm_passes (method, threshold, r)) {
-      res->match[m].x = (int32_t) (bi % rw);
-      res->match[m].y = (int32_t) (bi / rw);
+      res->match[m].x = (int32_t) (idx % rw);
+      res->match[m].y = (int32_t) (idx / rw);
       res->match[m].score = r;
+      res->match[m].scale = t;
+      res->match[m].w = tab.tw[t];
+      res->match[m].h = tab.th[t];
       /* the scores around it, for the sub-pixel estimate */
-      cvtm_fill_around (&res->match[m], map, rw, rh);
+      cvtm_fill_around (&res->match[m], map + tab.off[t], rw, tab.rh[t]);
       res->count = m + 1;
     }
   }
+}
+
+/* The luma's square as two GRAY8 images, high and low byte (for the
+ * masked window sums Q = 256 corr (hi, M) + corr (lo, M)). */
+__global__ void
+square_bytes_kernel (const uint8_t * __restrict__ lum, size_t ls, int w,
+    int h, uint8_t * __restrict__ hi, uint8_t * __restrict__ lo, size_t ps)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h)
+    return;
+  const unsigned v = lum[(size_t) y * ls + x], q = v * v;
+  hi[(size_t) y * ps + x] = (uint8_t) (q >> 8);
+  lo[(size_t) y * ps + x] = (uint8_t) (q & 255);
 }
 
 /* ---- 5. score map output ------------------------------------------------ */
@@ -822,7 +896,14 @@ cv_template_match_cuda_free (void *workspace)
   if (!ws)
     return;
   cudaFree (ws->luma);
-  cudaFree (ws->tmpl);
+  for (int i = 0; i < CV_TEMPLATE_MATCH_MAX_SCALES; i++) {
+    cudaFree (ws->tmpl[i]);
+    cudaFree (ws->mask[i]);
+  }
+  cudaFree (ws->sqhi);
+  cudaFree (ws->sqlo);
+  cudaFree (ws->ms);
+  cudaFree (ws->mq);
   cudaFree (ws->map);
   cudaFree (ws->isum);
   cudaFree (ws->isq);
@@ -832,20 +913,74 @@ cv_template_match_cuda_free (void *workspace)
   delete ws;
 }
 
+namespace {
+
+/* The correlation path of a tw x th template (see the top of this file). */
+int
+choose_path (const Workspace * ws, int tw, int th)
+{
+  if (ws->path_env == kPathDirect)
+    return kPathDirect;
+  if (ws->path_env == kPathGemm)
+    return ws->gemm_ok ? kPathGemm : kPathDirect;
+  if (tw <= 8 && th <= 8)
+    return kPathSmall;
+  if (ws->gemm_ok && tw >= kGemmMinTW && th >= kGemmMinTH)
+    return kPathGemm;
+  return kPathDirect;
+}
+
+/* One correlation of image img (w x h) with the device template t
+ * (tw x th) on path, the window sums or raw output as win says. */
+void
+launch_corr (int path, const uint8_t * img, size_t ls, int w, int h,
+    const uint8_t * t, int tw, int th, const WinSums & win, float *map,
+    int rw, int rh, const CvTmScoreConst & k, cudaStream_t st)
+{
+  const long long npix = (long long) tw * th;
+
+  if (path == kPathSmall) {
+    dim3 cb (kCorrTX, kCorrThreadsY);
+    dim3 cg (cv_div_up (rw, kCorrTX), cv_div_up (rh, kCorrTY));
+    if (win.mode == kWinIntegral)
+      corr_kernel < 8, 8, true > <<<cg, cb, 0, st>>> (img, ls, w, h, t, tw,
+          th, win, map, rw, rh, k);
+    else
+      corr_kernel < 8, 8, false > <<<cg, cb, 0, st>>> (img, ls, w, h, t, tw,
+          th, win, map, rw, rh, k);
+  } else if (path == kPathGemm) {
+    dim3 g (cv_div_up (rw, kGemmBX), cv_div_up (rh, kGemmBY));
+    if (npix > kGemmMaxExact)
+      corr_mma_kernel < true > <<<g, 32 * kGemmWarps, 0, st>>> (img, ls, w,
+          h, t, tw, th, win, map, rw, rh, k);
+    else
+      corr_mma_kernel < false > <<<g, 32 * kGemmWarps, 0, st>>> (img, ls, w,
+          h, t, tw, th, win, map, rw, rh, k);
+  } else {
+    dim3 b (kDirTX, kDirTY);
+    dim3 g (cv_div_up (rw, kDirBX), cv_div_up (rh, kDirBY));
+    if (npix > kDirMaxExact)
+      corr_dp4a_kernel < true > <<<g, b, 0, st>>> (img, ls, w, h, t, tw, th,
+          win, map, rw, rh, k);
+    else
+      corr_dp4a_kernel < false > <<<g, b, 0, st>>> (img, ls, w, h, t, tw,
+          th, win, map, rw, rh, k);
+  }
+}
+
+}                               /* namespace */
+
 extern "C" int
 cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
-    const CvTemplate * templ, const CvTemplateMatchParams * p,
+    const CvTemplate * templ, int n_templ, const CvTemplateMatchParams * p,
     CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
     void *stream)
 {
   if (!src || !templ || !p || !result || !workspace || !src->data
-      || !templ->plane.data || src->width < 1 || src->height < 1
-      || layout.bpp < 1)
+      || src->width < 1 || src->height < 1 || layout.bpp < 1
+      || n_templ < 1 || n_templ > CV_TEMPLATE_MATCH_MAX_SCALES)
     return CV_ERROR_INVALID_ARGUMENT;
   const int w = src->width, h = src->height;
-  const int tw = templ->plane.width, th = templ->plane.height;
-  if (tw < 1 || th < 1 || tw > w || th > h)
-    return CV_ERROR_INVALID_ARGUMENT;
   if (!cvtm_method_valid (p->method)
       || p->max_matches < 1 || p->max_matches > CV_TEMPLATE_MATCH_MAX_MATCHES)
     return CV_ERROR_INVALID_ARGUMENT;
@@ -853,9 +988,34 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
           || score_map->height != h || (p->score_map != 8
               && p->score_map != 16)))
     return CV_ERROR_INVALID_ARGUMENT;
-  const int rw = w - tw + 1, rh = h - th + 1;
+  ScaleTable tab;
+  bool any_mask = false, any_integral = false;
+  long long total = 0;
+  int max_rh = 0;
+  tab.ns = n_templ;
+  tab.multi = n_templ > 1;
+  for (int t = 0; t < n_templ; t++) {
+    const int tw = templ[t].plane.width, th = templ[t].plane.height;
+    if (!templ[t].plane.data || tw < 1 || th < 1 || tw > w || th > h)
+      return CV_ERROR_INVALID_ARGUMENT;
+    if (templ[t].mask.data && (templ[t].mask.width != tw
+            || templ[t].mask.height != th))
+      return CV_ERROR_INVALID_ARGUMENT;
+    tab.off[t] = total;
+    tab.rw[t] = w - tw + 1;
+    tab.rh[t] = h - th + 1;
+    tab.tw[t] = tw;
+    tab.th[t] = th;
+    total += (long long) tab.rw[t] * tab.rh[t];
+    if (tab.rh[t] > max_rh)
+      max_rh = tab.rh[t];
+    if (templ[t].mask.data)
+      any_mask = true;
+    else if (!(tw <= 8 && th <= 8))
+      any_integral = true;
+  }
   /* grid limits: y blocks of the 2D kernels */
-  if (cv_div_up (rh, kCorrTY) > 65535 || cv_div_up (h, 8) > 65535)
+  if (cv_div_up (max_rh, kCorrTY) > 65535 || cv_div_up (h, 8) > 65535)
     return CV_ERROR_INVALID_ARGUMENT;
 
   cudaStream_t st = (cudaStream_t) stream;
@@ -896,19 +1056,29 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
     ls = ws->luma_pitch;
   }
 
-  /* template (host memory, uploaded when it changed) */
-  if (templ->id == 0 || templ->id != ws->tmpl_id || tw != ws->tmpl_w
-      || th != ws->tmpl_h) {
-    ws->tmpl_id = 0;
-    CV_CUDA_TRY (ensure (&ws->tmpl, &ws->tmpl_cap, (size_t) tw * th));
-    CV_CUDA_TRY (cudaMemcpy2DAsync (ws->tmpl, tw, templ->plane.data,
-            templ->plane.stride, tw, th, cudaMemcpyHostToDevice, st));
-    ws->tmpl_id = templ->id;
-    ws->tmpl_w = tw;
-    ws->tmpl_h = th;
+  /* templates and masks (host memory, uploaded when they changed) */
+  for (int t = 0; t < n_templ; t++) {
+    const CvTemplate *tp = &templ[t];
+    const int tw = tp->plane.width, th = tp->plane.height;
+    if (tp->id == 0 || tp->id != ws->tmpl_id[t] || tw != ws->tmpl_w[t]
+        || th != ws->tmpl_h[t]) {
+      ws->tmpl_id[t] = 0;
+      CV_CUDA_TRY (ensure (&ws->tmpl[t], &ws->tmpl_cap[t], (size_t) tw * th));
+      CV_CUDA_TRY (cudaMemcpy2DAsync (ws->tmpl[t], tw, tp->plane.data,
+              tp->plane.stride, tw, th, cudaMemcpyHostToDevice, st));
+      if (tp->mask.data) {
+        CV_CUDA_TRY (ensure (&ws->mask[t], &ws->mask_cap[t],
+                (size_t) tw * th));
+        CV_CUDA_TRY (cudaMemcpy2DAsync (ws->mask[t], tw, tp->mask.data,
+                tp->mask.stride, tw, th, cudaMemcpyHostToDevice, st));
+      }
+      ws->tmpl_id[t] = tp->id;
+      ws->tmpl_w[t] = tw;
+      ws->tmpl_h[t] = th;
+    }
   }
 
-  CV_CUDA_TRY (ensure (&ws->map, &ws->map_cap, (size_t) rw * rh));
+  CV_CUDA_TRY (ensure (&ws->map, &ws->map_cap, (size_t) total));
   if (!ws->pkey)
     CV_CUDA_TRY (cudaMalloc ((void **) &ws->pkey,
             kRedBlocks * sizeof (float)));
@@ -919,34 +1089,15 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
     CV_CUDA_TRY (cudaMalloc ((void **) &ws->res,
             sizeof (CvTemplateMatchResult)));
 
-  const CvTmScoreConst k = cvtm_score_const (p->method, tw, th, templ->sum,
-      templ->sumsq, templ->flat);
-  dim3 cb (kCorrTX, kCorrThreadsY);
-  dim3 cg (cv_div_up (rw, kCorrTX), cv_div_up (rh, kCorrTY));
-
-  /* correlation path (see the top of this file and
-   * docs/cudatemplatematch.md) */
   if (ws->gemm_ok < 0) {
     cudaFuncAttributes fa;
     CV_CUDA_TRY (cudaFuncGetAttributes (&fa, corr_mma_kernel < false >));
     ws->gemm_ok = fa.binaryVersion >= 80;
   }
-  int path;
-  if (ws->path_env == kPathDirect)
-    path = kPathDirect;
-  else if (ws->path_env == kPathGemm)
-    path = ws->gemm_ok ? kPathGemm : kPathDirect;
-  else if (tw <= 8 && th <= 8)
-    path = kPathSmall;
-  else if (ws->gemm_ok && tw >= kGemmMinTW && th >= kGemmMinTH)
-    path = kPathGemm;
-  else
-    path = kPathDirect;
 
-  if (path == kPathSmall) {
-    corr_kernel < 8, 8, true > <<<cg, cb, 0, st>>> (lum, ls, w, h, ws->tmpl,
-        tw, th, NULL, NULL, ws->map, rw, rh, k);
-  } else {
+  /* window statistics: integral images (unmasked templates above 8x8),
+   * the luma's square as bytes (masked templates) */
+  if (any_integral) {
     const size_t n = ((size_t) w + 1) * ((size_t) h + 1);
     CV_CUDA_TRY (ensure (&ws->isum, &ws->isum_cap, n));
     CV_CUDA_TRY (ensure (&ws->isq, &ws->isq_cap, n));
@@ -957,43 +1108,77 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
     integral_rows <<<h, 256, 0, st>>> (lum, ls, w, h, ws->isum, ws->isq);
     integral_cols <<<cv_div_up (w + 1, 32), dim3 (32, 32), 0, st>>> (ws->isum,
         ws->isq, w, h);
-    const long long npix = (long long) tw * th;
-    if (path == kPathGemm) {
-      dim3 g (cv_div_up (rw, kGemmBX), cv_div_up (rh, kGemmBY));
-      if (npix > kGemmMaxExact)
-        corr_mma_kernel < true > <<<g, 32 * kGemmWarps, 0, st>>> (lum, ls, w,
-            h, ws->tmpl, tw, th, ws->isum, ws->isq, ws->map, rw, rh, k);
-      else
-        corr_mma_kernel < false > <<<g, 32 * kGemmWarps, 0, st>>> (lum, ls,
-            w, h, ws->tmpl, tw, th, ws->isum, ws->isq, ws->map, rw, rh, k);
-    } else {
-      dim3 b (kDirTX, kDirTY);
-      dim3 g (cv_div_up (rw, kDirBX), cv_div_up (rh, kDirBY));
-      if (npix > kDirMaxExact)
-        corr_dp4a_kernel < true > <<<g, b, 0, st>>> (lum, ls, w, h, ws->tmpl,
-            tw, th, ws->isum, ws->isq, ws->map, rw, rh, k);
-      else
-        corr_dp4a_kernel < false > <<<g, b, 0, st>>> (lum, ls, w, h,
-            ws->tmpl, tw, th, ws->isum, ws->isq, ws->map, rw, rh, k);
-    }
   }
-  CV_CUDA_TRY (cudaGetLastError ());
+  if (any_mask) {
+    if (!ws->sqhi || ws->sq_w < w || ws->sq_h < h) {
+      cudaFree (ws->sqhi);
+      cudaFree (ws->sqlo);
+      ws->sqhi = ws->sqlo = NULL;
+      ws->sq_w = ws->sq_h = 0;
+      size_t p2;
+      CV_CUDA_TRY (cudaMallocPitch ((void **) &ws->sqhi, &ws->sq_pitch, w,
+              h));
+      CV_CUDA_TRY (cudaMallocPitch ((void **) &ws->sqlo, &p2, w, h));
+      if (p2 != ws->sq_pitch)
+        return CV_ERROR_INVALID_ARGUMENT;
+      ws->sq_w = w;
+      ws->sq_h = h;
+    }
+    dim3 b (32, 8), g (cv_div_up (w, 32), cv_div_up (h, 8));
+    square_bytes_kernel <<<g, b, 0, st>>> (lum, ls, w, h, ws->sqhi,
+        ws->sqlo, ws->sq_pitch);
+  }
+
+  /* the correlations and scores of every template */
+  for (int t = 0; t < n_templ; t++) {
+    const CvTemplate *tp = &templ[t];
+    const int tw = tab.tw[t], th = tab.th[t], rw = tab.rw[t], rh = tab.rh[t];
+    const CvTmScoreConst k = cvtm_template_const (p->method, tp);
+    const int path = choose_path (ws, tw, th);
+    float *map = ws->map + tab.off[t];
+    WinSums win = { ws->isum, ws->isq, NULL, kWinIntegral };
+
+    tab.n[t] = (float) k.n;
+    if (tp->mask.data) {
+      /* S = corr (luma, M), Q = 256 corr (hi, M) + corr (lo, M) */
+      const size_t nw = (size_t) rw * rh;
+      CV_CUDA_TRY (ensure (&ws->ms, &ws->ms_cap, nw));
+      CV_CUDA_TRY (ensure (&ws->mq, &ws->mq_cap, nw));
+      WinSums raw = { NULL, NULL, ws->ms, kWinRaw };
+      launch_corr (path, lum, ls, w, h, ws->mask[t], tw, th, raw, map, rw,
+          rh, k, st);
+      raw.raw = ws->mq;
+      launch_corr (path, ws->sqhi, ws->sq_pitch, w, h, ws->mask[t], tw, th,
+          raw, map, rw, rh, k, st);
+      raw.mode = kWinRawAcc;
+      launch_corr (path, ws->sqlo, ws->sq_pitch, w, h, ws->mask[t], tw, th,
+          raw, map, rw, rh, k, st);
+      win.S = ws->ms;
+      win.Q = ws->mq;
+      win.mode = kWinArrays;
+    }
+    launch_corr (path, lum, ls, w, h, ws->tmpl[t], tw, th, win, map, rw, rh,
+        k, st);
+    CV_CUDA_TRY (cudaGetLastError ());
+  }
 
   /* best matches */
   CV_CUDA_TRY (cudaMemsetAsync (ws->res, 0, 2 * sizeof (int32_t), st));
-  const int nb = rh < kRedBlocks ? rh : kRedBlocks;
+  const int nb = max_rh < kRedBlocks ? max_rh : kRedBlocks;
   for (int m = 0; m < p->max_matches; m++) {
-    reduce_partial <<<nb, kRedThreads, 0, st>>> (ws->map, rw, rh, p->method,
-        ws->res, m, tw, th, ws->pkey, ws->pidx);
+    reduce_partial <<<nb, kRedThreads, 0, st>>> (ws->map, tab, p->method,
+        ws->res, m, ws->pkey, ws->pidx);
     reduce_final <<<1, kRedThreads, 0, st>>> (ws->pkey, ws->pidx, nb,
-        ws->map, rw, rh, p->method, p->threshold, ws->res, m);
+        ws->map, tab, p->method, p->threshold, ws->res, m);
   }
   CV_CUDA_TRY (cudaGetLastError ());
 
   if (score_map) {
+    /* the first template's */
     dim3 b (32, 8), g (cv_div_up (w, 32), cv_div_up (h, 8));
-    score_map_kernel <<<g, b, 0, st>>> (ws->map, rw, rh, w, h, p->method,
-        k.n, score_map->data, score_map->stride, p->score_map);
+    score_map_kernel <<<g, b, 0, st>>> (ws->map, tab.rw[0], tab.rh[0], w, h,
+        p->method, (double) cvtm_template_const (p->method, &templ[0]).n,
+        score_map->data, score_map->stride, p->score_map);
     CV_CUDA_TRY (cudaGetLastError ());
   }
 
@@ -1082,8 +1267,8 @@ template_match_submit (void *op, const CvFrame * frame, const void *params,
   }
   p = fp->match;
   p.score_map = o->info.score_map;
-  return cv_template_match_cuda (&f.in[0], o->info.layout, fp->templ, &p,
-      map, o->result, &o->ws, stream);
+  return cv_template_match_cuda (&f.in[0], o->info.layout, fp->templ,
+      fp->n_templ > 1 ? fp->n_templ : 1, &p, map, o->result, &o->ws, stream);
 }
 
 const void *

@@ -30,7 +30,9 @@
  * "rank" (guint). With `subpixel`, every match (in the message, its
  * top-level fields and the metas' parameters) also has "x-subpixel" and
  * "y-subpixel" (gdouble): x and y refined by a parabola through the scores
- * around the peak (docs/cudatemplatematch.md).
+ * around the peak (docs/cudatemplatematch.md). Every match (message and
+ * ROI meta parameters) has "scale" (gdouble, see `scales`) and "masked"
+ * (gboolean, see `use-alpha`: the template's alpha as OpenCV's mask).
  *
  * Non-maximum suppression: after the best window, each further match is
  * the best window whose rectangle does not overlap any match found so far
@@ -64,29 +66,19 @@
 #include "gstcudatemplatematch.h"
 #include "gstcvtemplate.h"
 #include "gstcvmatchresults.h"
+#include "gstcvtmscales.h"
 #include "cvtemplatematch.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_template_match_debug);
 #define GST_CAT_DEFAULT gst_cuda_template_match_debug
 
-/* The method property's values are OpenCV's cv::TemplateMatchModes (and
- * the opencv plugin's templatematch method numbers): 0 sqdiff,
- * 1 sqdiff-normed, 2 ccorr, 3 ccorr-normed, 4 ccoeff, 5 ccoeff-normed. */
-enum
-{
-  METHOD_SQDIFF = 0,
-  METHOD_SQDIFF_NORMED = 1,
-  METHOD_CCORR = 2,
-  METHOD_CCORR_NORMED = 3,
-  METHOD_CCOEFF = 4,
-  METHOD_CCOEFF_NORMED = 5,
-};
 #define DEFAULT_METHOD METHOD_CCOEFF_NORMED
 #define DEFAULT_MAX_MATCHES 1
 #define DEFAULT_THRESHOLD -1.0
 #define DEFAULT_DISPLAY FALSE
 #define DEFAULT_SCORE_MAP FALSE
 #define DEFAULT_SUBPIXEL FALSE
+#define DEFAULT_USE_ALPHA TRUE
 #define TEMPLATE_LOAD_TIMEOUT (10 * GST_SECOND)
 
 enum
@@ -100,6 +92,8 @@ enum
   PROP_DISPLAY,
   PROP_SCORE_MAP,
   PROP_SUBPIXEL,
+  PROP_SCALES,
+  PROP_USE_ALPHA,
 };
 
 /* The parameter snapshot of a frame: the operator's parameters first (the
@@ -110,6 +104,9 @@ typedef struct
 {
   CvTemplateMatchFrameParams op;
   GstCvTemplate *tmpl;
+  GstCvTmSet *set;              /* its scales and masks (a reference) */
+  CvTemplate fit[GST_CV_TM_MAX_SCALES]; /* those that fit: op.templ */
+  GstCvMatchScales sc;          /* their scales */
   gchar *error;
   gint method;                  /* the property's value */
   gboolean display;
@@ -127,12 +124,16 @@ struct _GstCudaTemplateMatch
   gboolean display;
   gboolean score_map;
   gboolean subpixel;
+  GstCvTmScales scales;
+  gboolean use_alpha;
+  GstCvTmSet *set;              /* the last template set made (cache) */
   GstCvTemplateSource *tsrc;    /* template, own lock (gstcvtemplate.c) */
 
   /* streaming thread */
   gint map_bits;                /* 0, 8 or 16: output is the score map */
   gboolean warned_no_template;
   guint64 warned_flat_id;
+  guint warned_skip;            /* scales skipped at the last warning */
 };
 
 #define SINK_FORMATS "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
@@ -144,62 +145,6 @@ G_DEFINE_TYPE (GstCudaTemplateMatch, gst_cuda_template_match,
     GST_TYPE_CUDA_VISION_BASE);
 GST_ELEMENT_REGISTER_DEFINE (cudatemplatematch, "cudatemplatematch",
     GST_RANK_NONE, GST_TYPE_CUDA_TEMPLATE_MATCH);
-
-GType
-gst_cuda_template_match_method_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {METHOD_SQDIFF, "Sum of squared differences (SSD), lower is better",
-        "sqdiff"},
-    {METHOD_SQDIFF_NORMED, "Normalized sum of squared differences, lower is "
-          "better", "sqdiff-normed"},
-    {METHOD_CCORR, "Cross-correlation (unnormalized), higher is better",
-        "ccorr"},
-    {METHOD_CCORR_NORMED, "Normalized cross-correlation, higher is better",
-        "ccorr-normed"},
-    {METHOD_CCOEFF, "Zero-mean cross-correlation (unnormalized), higher is "
-          "better", "ccoeff"},
-    {METHOD_CCOEFF_NORMED, "Pearson correlation coefficient (zero-mean "
-          "normalized cross-correlation), higher is better", "ccoeff-normed"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaTemplateMatchMethod", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-/* the C interface's method of a property value */
-static int
-method_to_cv (gint method)
-{
-  switch (method) {
-    case METHOD_SQDIFF:
-      return CV_TM_SQDIFF;
-    case METHOD_SQDIFF_NORMED:
-      return CV_TM_SQDIFF_NORMED;
-    case METHOD_CCORR:
-      return CV_TM_CCORR;
-    case METHOD_CCORR_NORMED:
-      return CV_TM_CCORR_NORMED;
-    case METHOD_CCOEFF:
-      return CV_TM_CCOEFF;
-    default:
-      return CV_TM_CCOEFF_NORMED;
-  }
-}
-
-static const gchar *
-method_nick (gint method)
-{
-  GEnumValue *v = g_enum_get_value (g_type_class_peek
-      (GST_TYPE_CUDA_TEMPLATE_MATCH_METHOD), method);
-
-  return v ? v->value_nick : "unknown";
-}
 
 /* ------------------------------------------------------------------------ */
 /* Caps */
@@ -302,6 +247,35 @@ gst_cuda_template_match_set_info (GstCudaVisionBase * base, GstCaps * incaps,
 /* ------------------------------------------------------------------------ */
 /* Frames */
 
+/* The template set of t for the current scales and use-alpha, made and
+ * cached (resampled once per template and property change); NULL when the
+ * template's alpha masks everything. */
+static GstCvTmSet *
+gst_cv_tm_template_set (GstCudaTemplateMatch * self, GstCvTemplate * t)
+{
+  GstCvTmScales scales;
+  gboolean use_alpha;
+  GstCvTmSet *set, *old;
+  gchar *error = NULL;
+
+  GST_OBJECT_LOCK (self);
+  scales = self->scales;
+  use_alpha = self->use_alpha;
+  GST_OBJECT_UNLOCK (self);
+  set = gst_cv_tm_set_new (t, &scales, use_alpha, &error);
+  if (!set) {
+    GST_WARNING_OBJECT (self, "%s", error);
+    g_free (error);
+    return NULL;
+  }
+  GST_OBJECT_LOCK (self);
+  old = self->set;
+  self->set = gst_cv_tm_set_ref (set);
+  GST_OBJECT_UNLOCK (self);
+  gst_cv_tm_set_unref (old);
+  return set;
+}
+
 static void
 gst_cuda_template_match_get_params (GstCudaVisionBase * base, gpointer params)
 {
@@ -314,15 +288,22 @@ gst_cuda_template_match_get_params (GstCudaVisionBase * base, gpointer params)
   t = p->tmpl;
 
   GST_OBJECT_LOCK (self);
+  if (t && gst_cv_tm_set_is (self->set, t, &self->scales, self->use_alpha))
+    p->set = gst_cv_tm_set_ref (self->set);
   p->method = self->method;
-  p->op.match.method = method_to_cv (self->method);
+  p->op.match.method = gst_cv_tm_method_to_cv (self->method);
   p->op.match.max_matches = self->max_matches;
   p->op.match.threshold = self->threshold;
   p->op.match.score_map = self->map_bits;
   p->display = self->display;
   p->subpixel = self->subpixel;
   GST_OBJECT_UNLOCK (self);
-  p->op.templ = t ? &t->cv : NULL;
+  p->op.templ = NULL;
+  if (t && !p->set)
+    p->set = gst_cv_tm_template_set (self, t);
+  if (t && !p->set && !p->error)
+    p->error = g_strdup ("(its alpha is 0 everywhere: nothing to match; "
+        "use-alpha=false ignores the alpha)");
 }
 
 static void
@@ -331,6 +312,7 @@ gst_cuda_template_match_clear_params (GstCudaVisionBase * base, gpointer params)
   TmParams *p = params;
 
   gst_cv_template_unref (p->tmpl);
+  gst_cv_tm_set_unref (p->set);
   g_free (p->error);
   memset (p, 0, sizeof (TmParams));
 }
@@ -343,8 +325,9 @@ gst_cuda_template_match_prepare_frame (GstCudaVisionBase * base,
     GstCudaVisionFrame * frame)
 {
   GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
-  const TmParams *p = frame->params;
+  TmParams *p = frame->params;
   GstCvTemplate *t = p->tmpl;
+  guint n;
   gint w = GST_VIDEO_INFO_WIDTH (frame->in_info);
   gint h = GST_VIDEO_INFO_HEIGHT (frame->in_info);
 
@@ -362,12 +345,21 @@ gst_cuda_template_match_prepare_frame (GstCudaVisionBase * base,
     return CV_OK;
   }
   self->warned_no_template = FALSE;
-  if (t->cv.plane.width > w || t->cv.plane.height > h) {
+  n = gst_cv_tm_set_fitting (p->set, w, h, p->fit, &p->sc);
+  if (n == 0) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("The template (%dx%d) is larger than the frame (%dx%d)",
-            t->cv.plane.width, t->cv.plane.height, w, h), (NULL));
+        ("The template (%dx%d) is larger than the frame (%dx%d)%s",
+            p->set->cv[0].plane.width, p->set->cv[0].plane.height, w, h,
+            p->set->n > 1 ? " at every scale" : ""), (NULL));
     return GST_CUDA_VISION_ERROR_POSTED;
   }
+  if (n < p->set->n && self->warned_skip != p->set->n - n)
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("%u of the %u scales skipped: the template is larger than the "
+            "frame (%dx%d) there", p->set->n - n, p->set->n, w, h), (NULL));
+  self->warned_skip = p->set->n - n;
+  p->op.templ = p->fit;
+  p->op.n_templ = (int) n;
   if (t->cv.flat && p->op.match.method == CV_TM_CCOEFF_NORMED
       && self->warned_flat_id != t->cv.id) {
     self->warned_flat_id = t->cv.id;
@@ -386,24 +378,21 @@ gst_cuda_template_match_finish_frame (GstCudaVisionBase * base,
   GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (base);
   const TmParams *p = frame->params;
   const CvTemplateMatchResult *r = frame->results;
-  gint tw, th;
 
   /* no template: no message, no metas */
   if (!p->tmpl || !r)
     return GST_FLOW_OK;
-  tw = p->tmpl->cv.plane.width;
-  th = p->tmpl->cv.plane.height;
 
   /* the message and one ROI meta per match (gstcvmatchresults.c) */
   gst_cuda_vision_base_post_frame_message (base,
-      gst_cv_match_results_structure (r, tw, th, method_nick (p->method),
-          p->subpixel), *outbuf);
+      gst_cv_match_results_structure (r, &p->sc,
+          gst_cv_tm_method_nick (p->method), p->subpixel), *outbuf);
   if (r->count == 0)
     return GST_FLOW_OK;
   *outbuf = gst_buffer_make_writable (*outbuf);
-  gst_cv_match_results_add_metas (*outbuf, r, tw, th, p->subpixel);
+  gst_cv_match_results_add_metas (*outbuf, r, &p->sc, p->subpixel);
   if (p->display && !p->op.match.score_map
-      && !gst_cv_match_results_draw (*outbuf, frame->in_info, r, tw, th))
+      && !gst_cv_match_results_draw (*outbuf, frame->in_info, r))
     GST_WARNING_OBJECT (self, "could not map the frame to draw on it");
   return GST_FLOW_OK;
 }
@@ -417,6 +406,7 @@ gst_cuda_template_match_set_property (GObject * object, guint prop_id,
 {
   GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (object);
   gboolean reconfigure = FALSE;
+  gchar *rejected = NULL;
 
   switch (prop_id) {
     case PROP_TEMPLATE:
@@ -453,6 +443,12 @@ gst_cuda_template_match_set_property (GObject * object, guint prop_id,
     case PROP_SUBPIXEL:
       self->subpixel = g_value_get_boolean (value);
       break;
+    case PROP_SCALES:
+      rejected = gst_cv_tm_scales_set (&self->scales, value);
+      break;
+    case PROP_USE_ALPHA:
+      self->use_alpha = g_value_get_boolean (value);
+      break;
     case PROP_SCORE_MAP:
       reconfigure = self->score_map != g_value_get_boolean (value);
       self->score_map = g_value_get_boolean (value);
@@ -465,6 +461,8 @@ gst_cuda_template_match_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  if (rejected)
+    gst_cuda_vision_base_post_rejection (GST_CUDA_VISION_BASE (self), rejected);
   if (reconfigure)
     gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
@@ -509,6 +507,12 @@ gst_cuda_template_match_get_property (GObject * object, guint prop_id,
     case PROP_SUBPIXEL:
       g_value_set_boolean (value, self->subpixel);
       break;
+    case PROP_SCALES:
+      gst_cv_tm_scales_get (&self->scales, value);
+      break;
+    case PROP_USE_ALPHA:
+      g_value_set_boolean (value, self->use_alpha);
+      break;
     case PROP_SCORE_MAP:
       g_value_set_boolean (value, self->score_map);
       break;
@@ -525,6 +529,7 @@ gst_cuda_template_match_finalize (GObject * object)
   GstCudaTemplateMatch *self = GST_CUDA_TEMPLATE_MATCH (object);
 
   gst_cv_template_source_free (self->tsrc);
+  gst_cv_tm_set_unref (self->set);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -645,6 +650,9 @@ gst_cuda_template_match_class_init (GstCudaTemplateMatchClass * klass)
           "Also report sub-pixel positions (x-subpixel, y-subpixel) of the "
           "matches", DEFAULT_SUBPIXEL, flags | GST_PARAM_CONTROLLABLE));
 
+  gst_cv_tm_install_properties (gobject_class, PROP_SCALES, PROP_USE_ALPHA,
+      flags);
+
   gst_cuda_vision_base_class_add_pad_templates (element_class, SINK_FORMATS,
       SRC_FORMATS);
   gst_element_class_set_static_metadata (element_class,
@@ -681,6 +689,8 @@ gst_cuda_template_match_init (GstCudaTemplateMatch * self)
   self->display = DEFAULT_DISPLAY;
   self->score_map = DEFAULT_SCORE_MAP;
   self->subpixel = DEFAULT_SUBPIXEL;
+  gst_cv_tm_scales_init (&self->scales);
+  self->use_alpha = DEFAULT_USE_ALPHA;
   self->tsrc = gst_cv_template_source_new (TEMPLATE_LOAD_TIMEOUT);
   gst_cuda_vision_base_set_output_is_input (GST_CUDA_VISION_BASE (self),
       !self->score_map);

@@ -31,6 +31,7 @@ template_clear (gpointer p)
   GstCvTemplate *t = p;
 
   g_free (t->data);
+  g_free (t->alpha);
   if (t->sample)
     gst_sample_unref (t->sample);
 }
@@ -48,12 +49,83 @@ gst_cv_template_unref (GstCvTemplate * t)
     g_atomic_rc_box_release_full (t, template_clear);
 }
 
-/* The template of a GRAY8 sample whose frame was checked to be whole. */
-static GstCvTemplate *
-template_from_gray8 (GstSample * sample, gchar ** error)
+guint64
+gst_cv_template_next_id (void)
 {
   static guint64 next_id = 1;   /* template ids, unique in the process */
   static GMutex id_lock;
+  guint64 id;
+
+  g_mutex_lock (&id_lock);
+  id = next_id++;
+  g_mutex_unlock (&id_lock);
+  return id;
+}
+
+/* The alpha of a raw video sample, w x h bytes, or NULL when its format
+ * has none, its size is not w x h, or every pixel is opaque. */
+static guint8 *
+alpha_of (GstSample * sample, gint w, gint h)
+{
+  GstVideoInfo info;
+  GstVideoFrame f;
+  GstSample *rgba = NULL;
+  guint8 *a = NULL;
+  gboolean opaque = TRUE;
+  gint x, y;
+
+  if (!sample || !gst_video_info_from_caps (&info, gst_sample_get_caps
+          (sample)) || !GST_VIDEO_INFO_HAS_ALPHA (&info))
+    return NULL;
+  switch (GST_VIDEO_INFO_FORMAT (&info)) {
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_ARGB:
+    case GST_VIDEO_FORMAT_ABGR:
+      break;
+    default:{
+      GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format",
+          G_TYPE_STRING, "RGBA", NULL);
+      rgba = gst_video_convert_sample (sample, caps, 10 * GST_SECOND, NULL);
+      gst_caps_unref (caps);
+      if (!rgba || !gst_video_info_from_caps (&info,
+              gst_sample_get_caps (rgba))) {
+        if (rgba)
+          gst_sample_unref (rgba);
+        return NULL;
+      }
+      sample = rgba;
+    }
+  }
+  if (GST_VIDEO_INFO_WIDTH (&info) == w && GST_VIDEO_INFO_HEIGHT (&info) == h
+      && gst_video_frame_map (&f, &info, gst_sample_get_buffer (sample),
+          GST_MAP_READ)) {
+    const guint8 *base = GST_VIDEO_FRAME_COMP_DATA (&f, GST_VIDEO_COMP_A);
+    const gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&f, GST_VIDEO_COMP_A);
+    const gint rs = GST_VIDEO_FRAME_COMP_STRIDE (&f, GST_VIDEO_COMP_A);
+
+    a = g_malloc ((gsize) w * h);
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++) {
+        a[(gsize) y * w + x] = base[(gsize) y * rs + (gsize) x * ps];
+        opaque = opaque && a[(gsize) y * w + x] == 255;
+      }
+    gst_video_frame_unmap (&f);
+  }
+  if (rgba)
+    gst_sample_unref (rgba);
+  if (opaque) {
+    g_free (a);
+    a = NULL;
+  }
+  return a;
+}
+
+/* The template of a GRAY8 sample whose frame was checked to be whole, with
+ * the alpha of orig (the sample before its conversion to GRAY8). */
+static GstCvTemplate *
+template_from_gray8 (GstSample * sample, GstSample * orig, gchar ** error)
+{
   GstVideoInfo info;
   GstVideoFrame f;
   GstCvTemplate *t;
@@ -79,10 +151,9 @@ template_from_gray8 (GstSample * sample, gchar ** error)
   t->cv.plane.width = w;
   t->cv.plane.height = h;
   cv_template_stats (&t->cv);
-  g_mutex_lock (&id_lock);
-  t->cv.id = next_id++;
-  g_mutex_unlock (&id_lock);
+  t->cv.id = gst_cv_template_next_id ();
   t->sample = gst_sample_ref (sample);
+  t->alpha = alpha_of (orig, w, h);
   return t;
 }
 
@@ -125,7 +196,7 @@ gst_cv_template_new_from_sample (GstSample * sample, gchar ** error)
   gray = gst_video_convert_sample (sample, gray_caps, 10 * GST_SECOND, &err);
   gst_caps_unref (gray_caps);
   if (gray) {
-    t = template_from_gray8 (gray, error);
+    t = template_from_gray8 (gray, sample, error);
     gst_sample_unref (gray);
   } else {
     *error = g_strdup_printf ("could not convert it to GRAY8: %s",
@@ -184,10 +255,10 @@ gst_cv_template_load_path (GstCvTemplateLoad * load)
 static GstCvTemplate *
 decode_file (const gchar * path, GstClockTime timeout, gchar ** error)
 {
-  GstElement *pipe, *src, *sink;
+  GstElement *pipe, *src, *sink, *raw;
   GstBus *bus;
   GstMessage *msg;
-  GstSample *sample = NULL;
+  GstSample *sample = NULL, *raw_sample = NULL;
   GstCvTemplate *t = NULL;
   GError *err = NULL;
 
@@ -201,9 +272,13 @@ decode_file (const gchar * path, GstClockTime timeout, gchar ** error)
         "cannot be a template)");
     return NULL;
   }
-  pipe = gst_parse_launch ("filesrc name=src ! decodebin ! videoconvert ! "
-      "video/x-raw,format=GRAY8 ! appsink name=sink sync=false max-buffers=1",
-      &err);
+  /* the luma as before (decodebin ! videoconvert ! GRAY8), and the
+   * decoder's own output for the alpha */
+  pipe = gst_parse_launch ("filesrc name=src ! decodebin ! tee name=t ! "
+      "queue ! videoconvert ! video/x-raw,format=GRAY8 ! "
+      "appsink name=sink sync=false max-buffers=1 "
+      "t. ! queue ! appsink name=raw caps=video/x-raw sync=false "
+      "max-buffers=1", &err);
   if (!pipe) {
     *error = g_strdup_printf ("no decoder pipeline: %s",
         err ? err->message : "unknown reason");
@@ -212,6 +287,7 @@ decode_file (const gchar * path, GstClockTime timeout, gchar ** error)
   }
   src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  raw = gst_bin_get_by_name (GST_BIN (pipe), "raw");
   g_object_set (src, "location", path, NULL);
   bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PAUSED);
@@ -230,14 +306,19 @@ decode_file (const gchar * path, GstClockTime timeout, gchar ** error)
     g_signal_emit_by_name (sink, "pull-preroll", &sample);
     if (!sample)
       *error = g_strdup ("the file holds no image");
+    else
+      g_signal_emit_by_name (raw, "pull-preroll", &raw_sample);
   }
   if (msg)
     gst_message_unref (msg);
   gst_element_set_state (pipe, GST_STATE_NULL);
   if (sample) {
-    t = template_from_gray8 (sample, error);
+    t = template_from_gray8 (sample, raw_sample, error);
     gst_sample_unref (sample);
   }
+  if (raw_sample)
+    gst_sample_unref (raw_sample);
+  gst_object_unref (raw);
   gst_object_unref (bus);
   gst_object_unref (src);
   gst_object_unref (sink);

@@ -22,13 +22,22 @@ typedef struct
   CvTemplate cv;
   guint8 *data;                 /* cv.plane.data */
   GstSample *sample;
+  /* the image's alpha (cv.plane's size, tight), NULL when it has none or
+   * every pixel is opaque (nothing to mask); cv itself is never masked:
+   * gstcvtmscales.c makes the masked templates */
+  guint8 *alpha;
 } GstCvTemplate;
+
+/* A new process-unique template id (CvTemplate.id). */
+guint64 gst_cv_template_next_id (void);
 
 GstCvTemplate *gst_cv_template_ref (GstCvTemplate * t);
 void gst_cv_template_unref (GstCvTemplate * t);
 
 /* A template from an application's sample of raw video (any format
- * gst_video_convert_sample() converts to GRAY8). The sample must have
+ * gst_video_convert_sample() converts to GRAY8); its alpha, when the
+ * format has one, read from the sample (converted to RGBA when it is not
+ * packed 8-bit RGB with alpha). The sample must have
  * caps of raw video and a buffer holding a whole frame of them; NULL with
  * *error (a sentence to show) otherwise. Synchronous: the conversion of an
  * in-memory frame. */
@@ -36,7 +45,8 @@ GstCvTemplate *gst_cv_template_new_from_sample (GstSample * sample,
     gchar ** error);
 
 /* Loading a template from an image file (decoded by GStreamer: filesrc !
- * decodebin ! videoconvert ! GRAY8) in a thread of its own, so that
+ * decodebin ! videoconvert ! GRAY8, and the decoder's own output for the
+ * alpha, e.g. a PNG with transparency) in a thread of its own, so that
  * neither set_property nor the streaming thread waits for the file system
  * or a decoder for longer than they choose. A path that is not a regular
  * file (a FIFO, a device, a directory) or does not exist fails at once;

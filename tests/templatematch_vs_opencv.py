@@ -11,6 +11,14 @@ method values are cv2.TM_*):
   1e-4 (normed methods) or 1e-5 of the largest |score| of cv2's result
   (TM_SQDIFF, TM_CCORR, TM_CCOEFF: cv2 computes the correlation with a
   float DFT);
+- masks (use-alpha, real opencv-doc images decoded through GStreamer): a
+  template with an alpha, as an RGBA template-sample and as a PNG file with
+  transparency, finds cv2.matchTemplate (image, templ, method, mask=alpha)'s
+  best window (or a tie within cv2's rounding) for all six methods;
+- scales: the best (scale, x, y) of cv2.resize (templ, round (w f) x
+  round (h f), INTER_NEAREST) + matchTemplate over the scales (keys score,
+  or score / N for the unnormalised methods), and the scaled width/height;
+  a scale too large for the frame is skipped;
 - subpixel=true: a template pasted at a fractional position by bilinear
   interpolation (cv2.warpAffine, INTER_LINEAR): x-subpixel and y-subpixel
   equal the parabola vertex computed here from cv2's result around the peak
@@ -95,6 +103,180 @@ def run(backend, img, tpl, method, subpixel):
     if sample is None or found is None:
         raise RuntimeError("no output or no template_match message")
     return found
+
+
+def decode_gray(path):
+    """a real image's luma, decoded through GStreamer (decodebin !
+    videoconvert ! GRAY8), as the element's template loading does"""
+    pipe = Gst.parse_launch(
+        "filesrc location=%s ! decodebin ! videoconvert ! "
+        "video/x-raw,format=GRAY8 ! appsink name=sink sync=false" % path)
+    sink = pipe.get_by_name("sink")
+    pipe.set_state(Gst.State.PLAYING)
+    sample = sink.emit("pull-sample")
+    pipe.set_state(Gst.State.NULL)
+    if sample is None:
+        raise RuntimeError("cannot decode %s" % path)
+    return sample_gray(sample)
+
+
+def sample_gray(sample):
+    s = sample.get_caps().get_structure(0)
+    w, h = s.get_value("width"), s.get_value("height")
+    buf = sample.get_buffer()
+    ok, info = buf.map(Gst.MapFlags.READ)
+    stride = (w + 3) & ~3
+    a = np.frombuffer(info.data, np.uint8)[:stride * h].reshape(h, stride)
+    out = a[:, :w].copy()
+    buf.unmap(info)
+    return out
+
+
+def run_ext(backend, img, props, tpl_rgba=None, max_matches=1):
+    """one frame through the element with the properties props (a
+    template-sample of RGBA pixels tpl_rgba, or props["template"]): the
+    messages' matches (dicts) and the GRAY8 template in use"""
+    h, w = img.shape
+    pipe = Gst.parse_launch(
+        "appsrc name=src format=time ! cudatemplatematch name=e backend=%s "
+        "pipeline-depth=1 ! appsink name=sink sync=false" % backend)
+    e = pipe.get_by_name("e")
+    src = pipe.get_by_name("src")
+    sink = pipe.get_by_name("sink")
+    if tpl_rgba is not None:
+        th, tw = tpl_rgba.shape[:2]
+        e.set_property("template-sample", Gst.Sample.new(
+            Gst.Buffer.new_wrapped(tpl_rgba.tobytes()), Gst.Caps.from_string(
+                "video/x-raw,format=RGBA,width=%d,height=%d,framerate=0/1" %
+                (tw, th)), None, None))
+    for k, v in props.items():
+        if k == "scales":
+            Gst.util_set_object_arg(e, "scales", "<%s>" % ", ".join(
+                repr(float(f)) for f in v))
+        else:
+            e.set_property(k, v)
+    e.set_property("max-matches", max_matches)
+    src.set_property("caps", gray_caps(w, h))
+    if pipe.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
+        raise RuntimeError("the pipeline does not start")
+    buf = Gst.Buffer.new_wrapped(gray_bytes(img))
+    buf.pts = 0
+    buf.duration = Gst.SECOND
+    src.emit("push-buffer", buf)
+    sample = sink.emit("pull-sample")
+    bus = pipe.get_bus()
+    found = None
+    while True:
+        msg = bus.pop()
+        if msg is None:
+            break
+        if msg.type == Gst.MessageType.ERROR:
+            raise RuntimeError(msg.parse_error()[0].message)
+        s = msg.get_structure()
+        if msg.type == Gst.MessageType.ELEMENT and s.get_name() == \
+                "template_match":
+            found = []
+            ms = s.get_value("matches")
+            for i in range(len(ms)):
+                m = ms[i]
+                found.append({k: m.get_value(k) for k in
+                              ("x", "y", "width", "height", "result",
+                               "scale", "masked")})
+    used = sample_gray(e.get_property("template-sample"))
+    pipe.set_state(Gst.State.NULL)
+    if sample is None or found is None:
+        raise RuntimeError("no output or no template_match message")
+    return found, used
+
+
+def real_image(name, w, h):
+    """an opencv-doc sample decoded through GStreamer, cropped to w x h"""
+    for d in ("/usr/share/doc/opencv-doc/examples/data",
+              "/usr/share/opencv4/samples/data"):
+        path = "%s/%s" % (d, name)
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError:
+            continue
+        return decode_gray(path)[:h, :w].copy()
+    return None
+
+
+def ties(res, x, y, bv, method):
+    """is res[y, x] cv2's best bv within cv2's own float rounding?"""
+    scale = np.abs(res).max() if method in UNNORMED else 1.0
+    tol = 1e-5 * scale if method in UNNORMED else 1e-4
+    return abs(res[y, x] - bv) <= tol
+
+
+def check_masked(backend, img, tpl_rgba, what, fails, path=None):
+    """the masked match against cv2.matchTemplate (..., mask=alpha)"""
+    alpha = tpl_rgba[:, :, 3].copy()
+    for method in range(6):
+        props = {"method": method}
+        if path:
+            props["template"] = path
+        got, tpl = run_ext(backend, img, props,
+                           None if path else tpl_rgba)
+        res = cv2.matchTemplate(img, tpl, method, mask=alpha) \
+            .astype(np.float64)
+        res[~np.isfinite(res)] = np.nan
+        mn, mx, mnl, mxl = cv2.minMaxLoc(np.nan_to_num(
+            res, nan=np.inf if method in LOWER else -np.inf))
+        (bx, by), bv = (mnl, mn) if method in LOWER else (mxl, mx)
+        m = got[0]
+        x, y = m["x"], m["y"]
+        if not m["masked"]:
+            fails.append("%s %s: not masked" % (what, NAMES[method]))
+        elif (x, y) != (bx, by) and not ties(res, x, y, bv, method):
+            fails.append("%s %s: best (%d,%d) %.9g, cv2 mask= (%d,%d) %.9g"
+                         % (what, NAMES[method], x, y, res[y, x], bx, by,
+                            bv))
+        print("%s %s: (%d,%d), cv2 mask= (%d,%d)" % (what, NAMES[method], x,
+                                                      y, bx, by))
+
+
+def check_scales(backend, img, tpl, scales, what, fails):
+    """several scales against cv2.resize (INTER_NEAREST) + matchTemplate"""
+    th, tw = tpl.shape
+    rgba = np.dstack([tpl, tpl, tpl, np.full_like(tpl, 255)])
+    for method in range(6):
+        got, used = run_ext(backend, img, {"method": method,
+                                           "scales": scales}, rgba)
+        best_key, ref = None, None
+        maps = {}
+        for f in scales:
+            sw, sh = max(1, int(np.rint(tw * f))), max(1, int(np.rint(th * f)))
+            if sw > img.shape[1] or sh > img.shape[0]:
+                continue
+            ts = cv2.resize(used, (sw, sh), interpolation=cv2.INTER_NEAREST)
+            res = cv2.matchTemplate(img, ts, method).astype(np.float64)
+            key = res / (sw * sh) if method in UNNORMED else res
+            key = -key if method in LOWER else key
+            maps[f] = (res, key, sw, sh)
+            _, mx, _, mxl = cv2.minMaxLoc(key)
+            if best_key is None or mx > best_key:
+                best_key, ref = mx, (f, mxl)
+        m = got[0]
+        f, (bx, by) = ref
+        x, y, sf = m["x"], m["y"], m["scale"]
+        if sf not in maps:
+            fails.append("%s %s: scale %g reported" % (what, NAMES[method],
+                                                       sf))
+            continue
+        res, key, sw, sh = maps[sf]
+        if (m["width"], m["height"]) != (sw, sh):
+            fails.append("%s %s: size %dx%d at scale %g, expected %dx%d" %
+                         (what, NAMES[method], m["width"], m["height"], sf,
+                          sw, sh))
+        k = abs(best_key) if method in UNNORMED else 1.0
+        if (sf, x, y) != (f, bx, by) and \
+                abs(key[y, x] - best_key) > 1e-4 * max(k, 1e-9):
+            fails.append("%s %s: best scale %g (%d,%d), cv2 scale %g (%d,%d)"
+                         % (what, NAMES[method], sf, x, y, f, bx, by))
+        print("%s %s: scale %g (%d,%d), cv2 scale %g (%d,%d)" %
+              (what, NAMES[method], sf, x, y, f, bx, by))
 
 
 def best(res, method):
@@ -207,6 +389,52 @@ def main():
                              (what, sx, sy, x, y))
             print("%s: integer (%d,%d), subpixel (%.4f,%.4f)" %
                   (what, x, y, sx, sy))
+    # masks: real images (opencv-doc samples), templates cut from them with
+    # an alpha (0 outside an ellipse, 1..255 inside: OpenCV's 8-bit masks
+    # are binary), as a template-sample and as a PNG file with transparency
+    img = real_image("baboon.jpg", 240, 200)
+    if img is None:
+        img = real_image("lena.jpg", 240, 200)
+    if img is None:
+        print("no opencv-doc sample image: masks and scales not checked")
+    else:
+        for (cx, cy, tw, th) in ((60, 50, 33, 27), (150, 110, 20, 24)):
+            yy, xx = np.mgrid[0:th, 0:tw]
+            inside = ((xx - tw / 2) / (tw / 2)) ** 2 + \
+                ((yy - th / 2) / (th / 2)) ** 2 <= 1
+            alpha = np.where(inside, rng.integers(1, 256, (th, tw)), 0) \
+                .astype(np.uint8)
+            cut = img[cy:cy + th, cx:cx + tw]
+            # outside the mask: unrelated pixels that must not count
+            body = np.where(inside, cut, rng.integers(0, 256, (th, tw))) \
+                .astype(np.uint8)
+            rgba = np.dstack([body, body, body, alpha])
+            check_masked(a.backend, img, rgba, "masked %dx%d at (%d,%d)" %
+                         (tw, th, cx, cy), fails)
+            checks += 6
+            import tempfile
+            import os
+            fd, path = tempfile.mkstemp(suffix=".png")
+            os.close(fd)
+            cv2.imwrite(path, np.dstack([body, body, body, alpha]))
+            try:
+                check_masked(a.backend, img, rgba, "masked png %dx%d" %
+                             (tw, th), fails, path=path)
+            finally:
+                os.unlink(path)
+            checks += 6
+        # scales: the template cut at 1x, the frame holding it at 1.5x
+        tpl = img[40:72, 50:86].copy()
+        big = cv2.resize(tpl, (54, 48), interpolation=cv2.INTER_NEAREST)
+        frame = img.copy()
+        frame[120:168, 150:204] = big
+        frame[40:72, 50:86] = rng.integers(0, 256, (32, 36))
+        check_scales(a.backend, frame, tpl, [0.5, 1.0, 1.5, 2.0], "scales",
+                     fails)
+        checks += 6
+        check_scales(a.backend, img, tpl, [0.75, 1.0, 1.25, 9.0],
+                     "scales (9 skipped)", fails)
+        checks += 6
     for f in fails:
         print("FAIL:", f)
     print("%d checks, %d failures" % (checks, len(fails)))

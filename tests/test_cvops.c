@@ -393,7 +393,9 @@ compare_results (const Case * c, const void *ra, const void *rb)
           && memcmp (&a->match[i].score, &b->match[i].score,
               sizeof (double)) == 0
           && memcmp (a->match[i].around, b->match[i].around,
-              sizeof (a->match[i].around)) == 0,
+              sizeof (a->match[i].around)) == 0
+          && a->match[i].scale == b->match[i].scale
+          && a->match[i].w == b->match[i].w && a->match[i].h == b->match[i].h,
           "%s: match %d: CPU (%d, %d) %.9g, other (%d, %d) %.9g", c->what, i,
           a->match[i].x, a->match[i].y, a->match[i].score, b->match[i].x,
           b->match[i].y, b->match[i].score);
@@ -944,6 +946,77 @@ luma_at (const CvPlane * p, CvLumaLayout l, int x, int y)
   return (guint8) ((77 * px[l.r] + 150 * px[l.g] + 29 * px[l.b] + 128) / 256);
 }
 
+/* The same frame setup with a masked template (about a quarter of its
+ * pixels masked out), alone and as the first of three templates searched
+ * together (with an unmasked crop of it and the unmasked template): the
+ * matches, their template index and size, bit-identical. */
+static void
+compare_template_match_masked (const Mem * m, const CvOps * test,
+    const Format * fmt, const CvTemplateMatchInfo * info,
+    const CvTemplateMatchFrameParams * base, const guint8 * tpix, int tw,
+    int th, guint32 seed, int kind, GRand * r)
+{
+  guint8 *tcopy = g_memdup2 (tpix, (gsize) tw * th);
+  guint8 *mask = g_malloc ((gsize) tw * th);
+  CvTemplate tl[3];
+  CvTemplateMatchFrameParams prm = *base;
+  int i, v;
+
+  for (i = 0; i < tw * th; i++)
+    mask[i] = g_rand_int_range (r, 0, 4) ? (guint8) g_rand_int_range (r, 1,
+        256) : 0;
+  mask[0] = 255;
+  memset (tl, 0, sizeof (tl));
+  tl[0].plane.data = tcopy;
+  tl[0].plane.stride = tw;
+  tl[0].plane.width = tw;
+  tl[0].plane.height = th;
+  tl[0].mask.data = mask;
+  tl[0].mask.stride = tw;
+  tl[0].mask.width = tw;
+  tl[0].mask.height = th;
+  tl[0].id = seed + 1000003u;
+  fail_unless_equals_int (cv_template_stats (&tl[0]), CV_OK);
+  /* normalised: 0/1, the template 0 outside */
+  for (i = 0; i < tw * th; i++)
+    fail_unless (mask[i] <= 1 && (mask[i] || !tcopy[i]));
+  tl[1].plane.data = (guint8 *) tpix;
+  tl[1].plane.stride = tw;
+  tl[1].plane.width = MAX (1, tw / 2);
+  tl[1].plane.height = MAX (1, th * 2 / 3);
+  tl[1].id = seed + 2000003u;
+  fail_unless_equals_int (cv_template_stats (&tl[1]), CV_OK);
+  tl[2] = *base->templ;
+  for (v = 1; v <= 2; v++) {
+    Case c;
+
+    memset (&c, 0, sizeof (c));
+    case_inputs (&c, fmt, info->width, info->height, kind, r);
+    prm.templ = tl;
+    prm.n_templ = v == 1 ? 1 : 3;
+    if (info->score_map) {
+      c.n_out = 1;
+      c.out_w[0] = info->width;
+      c.out_h[0] = info->height;
+      c.out_bpp[0] = info->score_map / 8;
+    }
+    c.res = RES_TEMPLATE_MATCH;
+    c.what = g_strdup_printf ("template matching %dx%d %s masked template "
+        "%dx%d%s method %d max-matches %d threshold %g score map %d, seed %u",
+        info->width, info->height, fmt->name, tw, th,
+        v == 2 ? " and 2 more" : "", prm.match.method,
+        prm.match.max_matches, prm.match.threshold, info->score_map, seed);
+    c.ref = &cv_template_match_cpu_ops;
+    c.test = test;
+    c.info = info;
+    c.params = &prm;
+    run_case (&c, m);
+    case_clear (&c);
+  }
+  g_free (tcopy);
+  g_free (mask);
+}
+
 static void
 compare_template_match (const Mem * m, const CvOps * test, gboolean big)
 {
@@ -1038,6 +1111,9 @@ compare_template_match (const Mem * m, const CvOps * test, gboolean big)
           c.params = &prm;
           run_case (&c, m);
           case_clear (&c);
+          if (tpix && f == f0 && tw >= 2 && th >= 2)
+            compare_template_match_masked (m, test, fmt, &info, &prm, tpix,
+                tw, th, seed, (s + t) % 3, r);
           g_free (tpix);
           g_rand_free (r);
         }

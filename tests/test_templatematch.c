@@ -167,6 +167,8 @@ typedef struct
   double result;
   gboolean has_sub;             /* x-subpixel and y-subpixel present */
   double sx, sy;
+  double scale;
+  gboolean masked;
 } Match;
 
 /* A GstSample holding a GRAY8 template of tw x th from doubles. */
@@ -284,6 +286,8 @@ pop_matches (GstBus * bus, Match * out, int max)
         fail_unless (gst_structure_get_uint (m, "width", &out[i].width));
         fail_unless (gst_structure_get_uint (m, "height", &out[i].height));
         fail_unless (gst_structure_get_double (m, "result", &out[i].result));
+        fail_unless (gst_structure_get_double (m, "scale", &out[i].scale));
+        fail_unless (gst_structure_get_boolean (m, "masked", &out[i].masked));
         out[i].has_sub = gst_structure_get_double (m, "x-subpixel", &out[i].sx);
         fail_unless (out[i].has_sub == gst_structure_get_double (m,
                 "y-subpixel", &out[i].sy));
@@ -325,6 +329,12 @@ typedef struct
   gboolean subpixel;
 } RunOpts;
 
+/* More options of run_match (), for the masks and scales tests: scales
+ * (NULL: the default), use-alpha=false, a template file instead of the
+ * sample. */
+static const gchar *opt_scales, *opt_path;
+static gboolean opt_ignore_alpha;
+
 /* One frame through the element; returns the number of matches. */
 static int
 run_match (const RunOpts * o, const GstVideoInfo * info, GstBuffer * in,
@@ -341,6 +351,11 @@ run_match (const RunOpts * o, const GstVideoInfo * info, GstBuffer * in,
       "pipeline-depth", 1, "subpixel", o->subpixel, NULL);
   gst_util_set_object_arg (G_OBJECT (h->element), "method",
       method_names[o->method]);
+  if (opt_scales)
+    gst_util_set_object_arg (G_OBJECT (h->element), "scales", opt_scales);
+  g_object_set (h->element, "use-alpha", !opt_ignore_alpha, NULL);
+  if (opt_path)
+    g_object_set (h->element, "template", opt_path, NULL);
   gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
       GST_FLOW_OK);
@@ -366,6 +381,8 @@ run_match (const RunOpts * o, const GstVideoInfo * info, GstBuffer * in,
           && roi->w == out[k].width && roi->h == out[k].height);
       fail_unless (p && gst_structure_get_double (p, "score", &score));
       fail_unless (score == out[k].result);
+      fail_unless (gst_structure_get_double (p, "scale", &score));
+      fail_unless (score == out[k].scale);
       /* each match reachable by its rank, the meta's id */
       fail_unless_equals_int (roi->id, k);
       fail_unless (gst_buffer_get_video_region_of_interest_meta_id (ob, k)
@@ -1962,6 +1979,353 @@ GST_START_TEST (test_gpu_score_map)
 
 GST_END_TEST;
 
+/* ---- masks and scales ---- */
+
+/* A GstSample of RGBA pixels: R = G = B = t, A = alpha. */
+static GstSample *
+rgba_sample (const double *t, const guint8 * alpha, int tw, int th)
+{
+  GstVideoInfo info;
+  GstBuffer *buf;
+  GstVideoFrame f;
+  GstCaps *caps;
+  GstSample *s;
+  int x, y;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, tw, th);
+  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
+  for (y = 0; y < th; y++)
+    for (x = 0; x < tw; x++) {
+      guint8 *p = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x * 4;
+      p[0] = p[1] = p[2] = (guint8) t[y * tw + x];
+      p[3] = alpha[y * tw + x];
+    }
+  gst_video_frame_unmap (&f);
+  caps = gst_video_info_to_caps (&info);
+  s = gst_sample_new (buf, caps, NULL, NULL);
+  gst_caps_unref (caps);
+  gst_buffer_unref (buf);
+  return s;
+}
+
+/* The GRAY8 template the element uses for a sample (its template-sample
+ * read back), as doubles. */
+static double *
+used_template (GstSample * sample, int tw, int th)
+{
+  GstElement *e = gst_element_factory_make ("cudatemplatematch", NULL);
+  GstSample *g = NULL;
+  GstVideoInfo info;
+  GstVideoFrame f;
+  double *t = g_new (double, (gsize) tw * th);
+  int x, y;
+
+  g_object_set (e, "template-sample", sample, NULL);
+  g_object_get (e, "template-sample", &g, NULL);
+  fail_unless (g != NULL);
+  fail_unless (gst_video_info_from_caps (&info, gst_sample_get_caps (g)));
+  fail_unless_equals_int (GST_VIDEO_INFO_FORMAT (&info),
+      GST_VIDEO_FORMAT_GRAY8);
+  fail_unless (gst_video_frame_map (&f, &info, gst_sample_get_buffer (g),
+          GST_MAP_READ));
+  for (y = 0; y < th; y++)
+    for (x = 0; x < tw; x++)
+      t[y * tw + x] = ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x];
+  gst_video_frame_unmap (&f);
+  gst_sample_unref (g);
+  gst_object_unref (e);
+  return t;
+}
+
+/* OpenCV's masked score (matchTemplateMask with a binary mask: sums over
+ * the pixels of alpha != 0), in double: sqdiff, ccorr-normed,
+ * ccoeff-normed. */
+static double
+ref_masked (const double *img, int w, const double *t, const guint8 * a,
+    int tw, int th, int x, int y, int method)
+{
+  double c = 0, s = 0, q = 0, st = 0, qt = 0, n = 0;
+  int i, j;
+
+  for (j = 0; j < th; j++)
+    for (i = 0; i < tw; i++) {
+      double v = img[(y + j) * w + x + i], tv = t[j * tw + i];
+      if (!a[j * tw + i])
+        continue;
+      c += v * tv;
+      s += v;
+      q += v * v;
+      st += tv;
+      qt += tv * tv;
+      n++;
+    }
+  if (method == SQDIFF)
+    return q - 2 * c + qt;
+  if (method == CCORR_NORMED)
+    return c / sqrt (q * qt);
+  return (c - s * st / n) / sqrt ((q - s * s / n) * (qt - st * st / n));
+}
+
+/* A masked template (alpha 0 outside an ellipse, 1..255 inside, noise
+ * under the transparent pixels) cut from a smooth frame: the element's
+ * best match is the reference's best window of OpenCV's masked score (or
+ * a tie), given as a template-sample and as a PNG file with
+ * transparency; with use-alpha=false the match is unmasked. */
+static void
+check_masked (const gchar * backend, int method)
+{
+  const int w = 120, h = 90, tw = 23, th = 19, cx = 61, cy = 33;
+  GRand *rand = g_rand_new_with_seed (18 + method);
+  GstVideoInfo info;
+  GstBuffer *in;
+  double *img, *t, *used, best = 0;
+  guint8 *alpha = g_malloc ((gsize) tw * th);
+  GstSample *rgba, *png;
+  GstCaps *pngcaps = gst_caps_new_empty_simple ("image/png");
+  GstMapInfo map;
+  gchar *path = unique_tmp ("masked.png");
+  Match m[2];
+  int x, y, bx = -1, by = -1, k;
+  gboolean lower = method == SQDIFF;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  in = cvtest_random_frame (&info, 1, rand);
+  img = frame_luma (in, &info);
+  t = make_template (img, w, tw, th, cx, cy, NULL);
+  for (y = 0; y < th; y++)
+    for (x = 0; x < tw; x++) {
+      double u = (x - tw / 2.0) / (tw / 2.0), v = (y - th / 2.0) / (th / 2.0);
+      gboolean inside = u * u + v * v <= 1;
+      alpha[y * tw + x] = inside ? g_rand_int_range (rand, 1, 256) : 0;
+      if (!inside)
+        t[y * tw + x] = g_rand_int_range (rand, 0, 256);
+    }
+  rgba = rgba_sample (t, alpha, tw, th);
+  used = used_template (rgba, tw, th);
+  for (y = 0; y + th <= h; y++)
+    for (x = 0; x + tw <= w; x++) {
+      double r = ref_masked (img, w, used, alpha, tw, th, x, y, method);
+      if (bx < 0 || (lower ? r < best : r > best)) {
+        best = r;
+        bx = x;
+        by = y;
+      }
+    }
+  png = gst_video_convert_sample (rgba, pngcaps, 10 * GST_SECOND, NULL);
+  fail_unless (png != NULL);
+  gst_buffer_map (gst_sample_get_buffer (png), &map, GST_MAP_READ);
+  fail_unless (g_file_set_contents (path, (const gchar *) map.data,
+          map.size, NULL));
+  gst_buffer_unmap (gst_sample_get_buffer (png), &map);
+  for (k = 0; k < 3; k++) {
+    RunOpts o = { backend, method, 1, -1, FALSE };
+    double r;
+    opt_ignore_alpha = k == 2;
+    opt_path = k == 1 ? path : NULL;
+    fail_unless_equals_int (run_match (&o, &info, in, rgba, m, 2), 1);
+    opt_ignore_alpha = FALSE;
+    opt_path = NULL;
+    fail_unless_equals_int (m[0].masked, k != 2);
+    fail_unless_equals_int (m[0].width, tw);
+    fail_unless (m[0].scale == 1.0);
+    if (k == 2)
+      continue;
+    r = ref_masked (img, w, used, alpha, tw, th, m[0].x, m[0].y, method);
+    fail_unless ((m[0].x == (guint) bx && m[0].y == (guint) by)
+        || fabs (r - best) <= 1e-6 * MAX (1.0, fabs (best)),
+        "%s %s: masked best (%u,%u) %.9g, reference (%d,%d) %.9g",
+        backend, method_names[method], m[0].x, m[0].y, r, bx, by, best);
+    fail_unless (score_close (method, m[0].result, r),
+        "%s: score %.9g, reference %.9g", method_names[method], m[0].result, r);
+  }
+  g_unlink (path);
+  g_free (path);
+  gst_caps_unref (pngcaps);
+  gst_sample_unref (png);
+  gst_sample_unref (rgba);
+  g_free (used);
+  g_free (t);
+  g_free (img);
+  g_free (alpha);
+  gst_buffer_unref (in);
+  g_rand_free (rand);
+}
+
+GST_START_TEST (test_masked)
+{
+  check_masked ("cpu", SQDIFF);
+  check_masked ("cpu", CCORR_NORMED);
+  check_masked ("cpu", CCOEFF_NORMED);
+}
+
+GST_END_TEST;
+
+/* scales: read back, refused values (a warning, the previous kept) */
+GST_START_TEST (test_scales_property)
+{
+  static const gchar *bad[] = { "<>", "<0.0>", "<1.0, -2.0>", "<17.0>",
+    "<1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, "
+        "1.0, 1.0, 1.0>"
+  };
+  GstElement *e = gst_element_factory_make ("cudatemplatematch", NULL);
+  GstBus *bus = gst_bus_new ();
+  GValue v = G_VALUE_INIT;
+  guint i;
+  gboolean ua;
+
+  gst_element_set_bus (e, bus);
+  g_object_get (e, "use-alpha", &ua, NULL);
+  fail_unless (ua);
+  g_value_init (&v, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), "scales", &v);
+  fail_unless_equals_int (gst_value_array_get_size (&v), 1);
+  fail_unless (g_value_get_double (gst_value_array_get_value (&v, 0)) == 1.0);
+  g_value_unset (&v);
+  gst_util_set_object_arg (G_OBJECT (e), "scales", "<0.5, 1, 2.25>");
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GstMessage *msg;
+    GError *err = NULL;
+    /* (gst_util_set_object_arg leaks the value it cannot parse) */
+    g_value_init (&v, GST_TYPE_ARRAY);
+    if (gst_value_deserialize (&v, bad[i]))
+      g_object_set_property (G_OBJECT (e), "scales", &v);
+    g_value_unset (&v);
+    g_value_init (&v, GST_TYPE_ARRAY);
+    g_object_get_property (G_OBJECT (e), "scales", &v);
+    fail_unless_equals_int (gst_value_array_get_size (&v), 3);
+    fail_unless (g_value_get_double (gst_value_array_get_value (&v, 2)) ==
+        2.25);
+    g_value_unset (&v);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+    fail_unless (msg != NULL, "no warning for scales %s", bad[i]);
+    gst_message_parse_warning (msg, &err, NULL);
+    fail_unless (strstr (err->message, "scales") != NULL
+        && strstr (err->message, "keeping the previous scales") != NULL,
+        "%s", err->message);
+    g_error_free (err);
+    gst_message_unref (msg);
+  }
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* Several scales: a template pasted at 2x (nearest neighbour) is found at
+ * scale 2 with the scaled size; a scale too large is skipped with one
+ * warning; no scale fitting is an error. */
+static void
+check_scales (const gchar * backend)
+{
+  const int w = 100, h = 80, tw = 15, th = 12;
+  GRand *rand = g_rand_new_with_seed (7);
+  GstVideoInfo info;
+  GstBuffer *in;
+  GstVideoFrame f;
+  double *t = make_template (NULL, w, tw, th, -1, -1, rand);
+  GstSample *ts = gray8_sample (t, tw, th);
+  Match m[4];
+  int x, y, method;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  in = cvtest_random_frame (&info, 0, rand);
+  fail_unless (gst_video_frame_map (&f, &info, in, GST_MAP_WRITE));
+  for (y = 0; y < 2 * th; y++)
+    for (x = 0; x < 2 * tw; x++)
+      ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[(40 + y) *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + 30 + x] =
+          (guint8) t[(y / 2) * tw + x / 2];
+  gst_video_frame_unmap (&f);
+  for (method = 0; method < N_METHODS; method++) {
+    RunOpts o = { backend, method, 1, -1, FALSE };
+    if (method == CCORR)
+      continue;                 /* favours bright windows, not the paste */
+    opt_scales = "<0.5, 1.0, 2.0, 7.0>";
+    fail_unless_equals_int (run_match (&o, &info, in, ts, m, 4), 1);
+    opt_scales = NULL;
+    fail_unless (m[0].scale == 2.0 && m[0].x == 30 && m[0].y == 40
+        && m[0].width == 2 * tw && m[0].height == 2 * th,
+        "%s: scale %g (%u,%u) %ux%u", method_names[method], m[0].scale,
+        m[0].x, m[0].y, m[0].width, m[0].height);
+    fail_if (m[0].masked);
+  }
+  gst_sample_unref (ts);
+  g_free (t);
+  gst_buffer_unref (in);
+  g_rand_free (rand);
+}
+
+GST_START_TEST (test_scales)
+{
+  check_scales ("cpu");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_masks_scales)
+{
+  static const int methods[] = { SQDIFF, CCORR_NORMED, CCOEFF_NORMED };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (methods); i++)
+    check_masked ("cuda", methods[i]);
+  check_scales ("cuda");
+}
+
+GST_END_TEST;
+
+/* GPU == CPU with a masked template at several scales: the same matches
+ * (template index, position, score). */
+GST_START_TEST (test_gpu_equals_cpu_masked_scales)
+{
+  const int w = 640, h = 360, tw = 40, th = 33;
+  GRand *rand = g_rand_new_with_seed (99);
+  GstVideoInfo info;
+  GstBuffer *in;
+  double *img, *t;
+  guint8 *alpha = g_malloc ((gsize) tw * th);
+  GstSample *rgba;
+  int i, method;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, w, h);
+  in = cvtest_random_frame (&info, 2, rand);
+  img = frame_luma (in, &info);
+  t = make_template (img, w, tw, th, 200, 100, NULL);
+  for (i = 0; i < tw * th; i++)
+    alpha[i] = (i % tw) * (i / tw) % 5 ? 255 : 0;
+  rgba = rgba_sample (t, alpha, tw, th);
+  for (method = 0; method < N_METHODS; method++) {
+    RunOpts og = { "cuda", method, 5, -1, TRUE };
+    RunOpts oc = { "cpu", method, 5, -1, TRUE };
+    Match g[5], c[5];
+    int ng, nc;
+    opt_scales = "<0.5, 1.0, 1.3, 2.0>";
+    ng = run_match (&og, &info, in, rgba, g, 5);
+    nc = run_match (&oc, &info, in, rgba, c, 5);
+    opt_scales = NULL;
+    fail_unless_equals_int (ng, nc);
+    for (i = 0; i < ng; i++)
+      fail_unless (g[i].x == c[i].x && g[i].y == c[i].y
+          && g[i].scale == c[i].scale && g[i].result == c[i].result
+          && g[i].sx == c[i].sx && g[i].sy == c[i].sy && g[i].masked,
+          "%s match %d: GPU %g (%u,%u) %.9g, CPU %g (%u,%u) %.9g",
+          method_names[method], i, g[i].scale, g[i].x, g[i].y, g[i].result,
+          c[i].scale, c[i].x, c[i].y, c[i].result);
+  }
+  gst_sample_unref (rgba);
+  g_free (t);
+  g_free (img);
+  g_free (alpha);
+  gst_buffer_unref (in);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 templatematch_suite (void)
 {
@@ -1984,6 +2348,9 @@ templatematch_suite (void)
   tcase_add_test (tc, test_score_map);
   tcase_add_test (tc, test_subpixel);
   tcase_add_test (tc, test_subpixel_border);
+  tcase_add_test (tc, test_masked);
+  tcase_add_test (tc, test_scales_property);
+  tcase_add_test (tc, test_scales);
   /* the CPU path tests force their paths: once, not again in the run
    * with CUDAVISION_TM_PATH=fft */
   if (!cvtest_backend_is_cuda () && !g_getenv ("CUDAVISION_TM_PATH")) {
@@ -1996,6 +2363,8 @@ templatematch_suite (void)
     tcase_add_test (tc, test_gpu_huge_frame);
     tcase_add_test (tc, test_gpu_score_map);
     tcase_add_test (tc, test_gpu_paths);
+    tcase_add_test (tc, test_gpu_masks_scales);
+    tcase_add_test (tc, test_gpu_equals_cpu_masked_scales);
   }
   return s;
 }

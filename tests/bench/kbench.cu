@@ -131,7 +131,8 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
   std::vector < unsigned char >tpix;
   CvTemplate tm = { };
   CvTemplateMatchFrameParams tp = { {CV_TM_CCOEFF_NORMED, 1, -1.0, 0},
-  &tm };
+  &tm, 1
+  };
   CvConvolveParams cp;
   int cchannels = 1;
 

@@ -33,7 +33,13 @@ CASES = ["1920x1080:64x64:ccoeff-normed", "1920x1080:64x64:sqdiff",
          "1920x1080:200x150:ccoeff-normed", "1920x1080:200x150:sqdiff",
          "1920x1080:5x5:ccoeff-normed", "1920x1080:3x3:ccoeff-normed",
          "8140x9925:3x3:ccoeff-normed", "1920x1080:64x64:ccorr",
-         "1920x1080:64x64:ccoeff"]
+         "1920x1080:64x64:ccoeff", "1920x1080:64x64:ccoeff-normed:mask",
+         "1920x1080:64x64:ccoeff-normed:scales5"]
+# scales5: the template at these 5 scales (cv2.resize INTER_NEAREST, as
+# the element's scales property), one matchTemplate + minMaxLoc each, the
+# best across scales; OpenCV side only (the element's several-template
+# search is timed on the GPU by cudavision-bench, tests/bench/matrix.txt)
+SCALES5 = [0.5, 0.75, 1.0, 1.5, 2.0]
 
 
 class Plane(C.Structure):
@@ -47,7 +53,8 @@ class Layout(C.Structure):
 
 class Templ(C.Structure):
     _fields_ = [("plane", Plane), ("sum", C.c_int64), ("sumsq", C.c_int64),
-                ("flat", C.c_int), ("id", C.c_uint64)]
+                ("flat", C.c_int), ("id", C.c_uint64), ("mask", Plane),
+                ("count", C.c_int64)]
 
 
 class Params(C.Structure):
@@ -57,7 +64,8 @@ class Params(C.Structure):
 
 class Match(C.Structure):
     _fields_ = [("x", C.c_int32), ("y", C.c_int32), ("score", C.c_double),
-                ("around", C.c_float * 4)]
+                ("around", C.c_float * 4), ("scale", C.c_int32),
+                ("w", C.c_int32), ("h", C.c_int32)]
 
 
 class Result(C.Structure):
@@ -94,20 +102,52 @@ def main():
     print(f"OpenCV {cv2.__version__}, {cv2.getNumThreads()} threads; "
           f"CUDAVISION_TM_PATH={a.path}")
     for case in a.case or CASES:
-        size, tsize, method = case.split(":")
+        size, tsize, method, *extra = case.split(":")
+        extra = extra[0] if extra else ""
         w, h = map(int, size.split("x"))
         tw, th = map(int, tsize.split("x"))
         img = rng.integers(0, 256, (h, w), dtype=np.uint8)
         tpl = img[h // 3:h // 3 + th, w // 4:w // 4 + tw].copy()
         ours_m, cv_m = METHODS[method]
+        # mask: an ellipse of alpha 255 in the template, 0 around it
+        yy, xx = np.mgrid[0:th, 0:tw]
+        alpha = np.where(((xx - tw / 2) / (tw / 2)) ** 2 +
+                         ((yy - th / 2) / (th / 2)) ** 2 <= 1, 255, 0) \
+            .astype(np.uint8)
+        mask = alpha.copy()
+        kw = {"mask": alpha} if extra == "mask" else {}
 
         def opencv():
-            r = cv2.matchTemplate(img, tpl, cv_m)
+            r = cv2.matchTemplate(img, tpl, cv_m, **kw)
             mn, mx, mnl, mxl = cv2.minMaxLoc(r)
             return mnl if cv_m in (cv2.TM_SQDIFF, cv2.TM_SQDIFF_NORMED) else mxl
 
+        if extra == "scales5":
+            tpls = [cv2.resize(tpl, (max(1, round(tw * f)), max(1, round(th * f))),
+                               interpolation=cv2.INTER_NEAREST) for f in SCALES5]
+
+            def opencv_scales():
+                best = None
+                for f, ts in zip(SCALES5, tpls):
+                    r = cv2.matchTemplate(img, ts, cv_m)
+                    if cv_m in (cv2.TM_SQDIFF, cv2.TM_CCORR, cv2.TM_CCOEFF):
+                        r = r / ts.size
+                    mn, mx, mnl, mxl = cv2.minMaxLoc(r)
+                    k, loc = ((-mn, mnl) if cv_m in (cv2.TM_SQDIFF,
+                                                     cv2.TM_SQDIFF_NORMED)
+                              else (mx, mxl))
+                    if best is None or k > best[0]:
+                        best = (k, f, loc)
+                return best[1:]
+            c_ms, c_loc = best_ms(opencv_scales, a.repeat)
+            print(f"{w}x{h} template {tw}x{th} {method} {len(SCALES5)} scales: "
+                  f"OpenCV {c_ms:.1f} ms; best {c_loc}")
+            continue
+
         src = Plane(img.ctypes.data, w, w, h)
-        t = Templ(Plane(tpl.ctypes.data, tw, tw, th), 0, 0, 0, 1)
+        t = Templ(Plane(tpl.ctypes.data, tw, tw, th), 0, 0, 0, 1,
+                  Plane(mask.ctypes.data if extra == "mask" else None, tw, tw,
+                        th), 0)
         assert lib.cv_template_stats(C.byref(t)) == 0
         p = Params(ours_m, 1, -1.0, 0)
         res = Result()
@@ -124,7 +164,7 @@ def main():
         c_ms, c_loc = best_ms(opencv, a.repeat)
         path = {1: "direct", 2: "fft"}.get(lib.cv_template_match_cpu_path(ws), "?")
         lib.cv_template_match_cpu_free(ws)
-        print(f"{w}x{h} template {tw}x{th} {method}: ours {o_ms:.1f} ms ({path}), "
+        print(f"{w}x{h} template {tw}x{th} {method}{' ' + extra if extra else ''}: ours {o_ms:.1f} ms ({path}), "
               f"OpenCV {c_ms:.1f} ms, ratio {o_ms / c_ms:.2f}; "
               f"best at {o_loc} / {tuple(c_loc)}")
 
