@@ -1011,8 +1011,6 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
       max_rh = tab.rh[t];
     if (templ[t].mask.data)
       any_mask = true;
-    else if (!(tw <= 8 && th <= 8))
-      any_integral = true;
   }
   /* grid limits: y blocks of the 2D kernels */
   if (cv_div_up (max_rh, kCorrTY) > 65535 || cv_div_up (h, 8) > 65535)
@@ -1094,6 +1092,13 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
     CV_CUDA_TRY (cudaFuncGetAttributes (&fa, corr_mma_kernel < false >));
     ws->gemm_ok = fa.binaryVersion >= 80;
   }
+  /* unmasked templates on the direct and tensor-core paths read the
+   * window sums from the integral images (the small path sums its windows
+   * itself; CUDAVISION_TM_PATH may force small templates off it) */
+  for (int t = 0; t < n_templ; t++)
+    if (!templ[t].mask.data
+        && choose_path (ws, tab.tw[t], tab.th[t]) != kPathSmall)
+      any_integral = true;
 
   /* window statistics: integral images (unmasked templates above 8x8),
    * the luma's square as bytes (masked templates) */

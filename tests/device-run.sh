@@ -61,7 +61,7 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   done
   # a 64x64 template with transparency (random luma, alpha 0 outside an
   # ellipse) for the masked case (python3-opencv, as the -vs-opencv tests)
-  /usr/bin/python3 -c 'import cv2, numpy as np; r = np.random.default_rng(1); g = r.integers(0, 256, (64, 64), np.uint8); y, x = np.mgrid[0:64, 0:64]; a = np.where((x - 32) ** 2 + (y - 32) ** 2 <= 30 ** 2, 255, 0).astype(np.uint8); cv2.imwrite("/tmp/tm64x64a.png", np.dstack([g, g, g, a]))' 2>/dev/null || \
+  python3 -c 'import cv2, numpy as np; r = np.random.default_rng(1); g = r.integers(0, 256, (64, 64), np.uint8); y, x = np.mgrid[0:64, 0:64]; a = np.where((x - 32) ** 2 + (y - 32) ** 2 <= 30 ** 2, 255, 0).astype(np.uint8); cv2.imwrite("/tmp/tm64x64a.png", np.dstack([g, g, g, a]))' 2>/dev/null || \
     gst-launch-1.0 -q videotestsrc pattern=snow num-buffers=1 ! \
       "video/x-raw,format=RGBA,width=64,height=64" ! alpha method=custom \
       target-r=128 target-g=128 target-b=128 angle=40 ! pngenc ! \

@@ -2285,21 +2285,26 @@ GST_START_TEST (test_cuda_sobel_kernels)
                   &prm[k], NULL, variants[v]) == CV_OK);
           CUDA_CK (cudaDeviceSynchronize ());
           got = dplane_download (&dev, &dout);
+          /* compared row by row, a pixel reported only on a difference
+           * (a check per pixel costs minutes at 1080p) */
           for (y = 0; y < h; y++) {
             const guint8 *a = ref.data + (size_t) y * ref.stride;
             const guint8 *b = got + (size_t) y * dout.p.stride;
-            int x;
-            for (x = 0; x < w; x++)
-              fail_unless (a[x] == b[x], "sobel variant %d %dx%d %s "
-                  "brightness %d threshold %d norm %d seed %u: (%d, %d) "
-                  "CPU %u GPU %u", variants[v], w, h, fmt->name,
-                  prm[k].brightness, prm[k].threshold, prm[k].norm, seed, x,
-                  y, a[x], b[x]);
+            int x = 0, pad = -1;
+            if (memcmp (a, b, w) != 0) {
+              while (a[x] == b[x])
+                x++;
+              fail_unless (FALSE, "sobel variant %d %dx%d %s brightness %d "
+                  "threshold %d norm %d seed %u: (%d, %d) CPU %u GPU %u",
+                  variants[v], w, h, fmt->name, prm[k].brightness,
+                  prm[k].threshold, prm[k].norm, seed, x, y, a[x], b[x]);
+            }
             /* nothing written past the row */
-            for (; x < (int) dout.p.stride && y + 1 < h; x++)
-              fail_unless (b[x] == POISON, "sobel variant %d %dx%d %s: "
-                  "padding byte %d of row %d written", variants[v], w, h,
-                  fmt->name, x, y);
+            for (x = w; y + 1 < h && x < (int) dout.p.stride; x++)
+              if (b[x] != POISON && pad < 0)
+                pad = x;
+            fail_unless (pad < 0, "sobel variant %d %dx%d %s: padding byte "
+                "%d of row %d written", variants[v], w, h, fmt->name, pad, y);
           }
           g_free (got);
           n++;

@@ -872,6 +872,9 @@ GST_START_TEST (test_temporal_flush_and_caps)
   g_object_set (h->element, "h", p.h, "patch-size", p.patch,
       "search-window", p.search, "patch-sigma", p.patch_sigma,
       "h-color", 20.0, "temporal-window", 5, NULL);
+  /* one frame in flight: the output of a submission is pushed before the
+   * next buffer (the GPU's default depth holds it one frame longer) */
+  g_object_set (h->element, "pipeline-depth", 1, NULL);
   caps = gst_video_info_to_caps (&info);
   gst_harness_set_src_caps (h, caps);
   /* 3 frames: frame 0 is out (its window needs frames 0..2), 1 and 2 held */
