@@ -663,6 +663,17 @@ check_close (const guint8 * got, const guint8 * ref, gsize n,
       G_GSIZE_FORMAT " off by one", what, off, n);
 }
 
+/* a temporal case: format, size, frames, temporal-window, the spatial
+ * parameters, h-color */
+typedef struct
+{
+  GstVideoFormat fmt;
+  int w, h;
+  guint n, tw;
+  Params p;
+  double hc;
+} TemporalCase;
+
 /* Temporal windows against the reference: frame k denoised with frames
  * k - r' .. k + r', r' = min (r, k, n - 1 - k) (the window shrunk
  * symmetrically at the ends of the stream); I420 / NV12 chroma (U, V
@@ -670,14 +681,7 @@ check_close (const guint8 * got, const guint8 * ref, gsize n,
  * kept (run_stream). */
 GST_START_TEST (test_temporal_reference)
 {
-  static const struct
-  {
-    GstVideoFormat fmt;
-    int w, h;
-    guint n, tw;
-    Params p;
-    double hc;
-  } cases[] = {
+  static const TemporalCase cases[] = {
     {GST_VIDEO_FORMAT_GRAY8, 24, 19, 6, 5, {30, 5, 9, 0, 0}, 0},
     {GST_VIDEO_FORMAT_GRAY8, 17, 12, 9, 7, {25, 3, 7, 5.0 / 3.0, 4}, 0},
     {GST_VIDEO_FORMAT_GRAY8, 13, 9, 2, 3, {30, 5, 0, 1, 0}, 0},
@@ -1020,14 +1024,7 @@ GST_END_TEST;
  * slots' streams) */
 GST_START_TEST (test_gpu_vs_cpu_temporal)
 {
-  static const struct
-  {
-    GstVideoFormat fmt;
-    int w, h;
-    guint n, tw;
-    Params p;
-    double hc;
-  } cases[] = {
+  static const TemporalCase cases[] = {
     {GST_VIDEO_FORMAT_I420, 1920, 1080, 6, 5, {20, 7, 21, 0, 0}, 20},
     {GST_VIDEO_FORMAT_NV12, 640, 480, 5, 3, {25, 7, 21, 5.0 / 3.0, 5}, 15},
     {GST_VIDEO_FORMAT_GRAY8, 333, 97, 9, 7, {30, 5, 15, 0, 0}, 0},

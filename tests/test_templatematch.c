@@ -171,30 +171,45 @@ typedef struct
   gboolean masked;
 } Match;
 
-/* A GstSample holding a GRAY8 template of tw x th from doubles. */
+/* A GstSample of a tw x th template from doubles: GRAY8, or with alpha
+ * (not NULL) RGBA with R = G = B = t, A = alpha. */
 static GstSample *
-gray8_sample (const double *t, int tw, int th)
+rgba_sample (const double *t, const guint8 * alpha, int tw, int th)
 {
+  const int bpp = alpha ? 4 : 1;
   GstVideoInfo info;
   GstBuffer *buf;
   GstVideoFrame f;
   GstCaps *caps;
   GstSample *s;
-  int x, y;
+  int x, y, c;
 
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, tw, th);
+  gst_video_info_set_format (&info, alpha ? GST_VIDEO_FORMAT_RGBA :
+      GST_VIDEO_FORMAT_GRAY8, tw, th);
   buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
   fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
   for (y = 0; y < th; y++)
-    for (x = 0; x < tw; x++)
-      ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0))[y *
-          GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x] = (guint8) t[y * tw + x];
+    for (x = 0; x < tw; x++) {
+      guint8 *p = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x * bpp;
+      for (c = 0; c < MIN (bpp, 3); c++)
+        p[c] = (guint8) t[y * tw + x];
+      if (alpha)
+        p[3] = alpha[y * tw + x];
+    }
   gst_video_frame_unmap (&f);
   caps = gst_video_info_to_caps (&info);
   s = gst_sample_new (buf, caps, NULL, NULL);
   gst_caps_unref (caps);
   gst_buffer_unref (buf);
   return s;
+}
+
+/* A GstSample holding a GRAY8 template of tw x th from doubles. */
+static GstSample *
+gray8_sample (const double *t, int tw, int th)
+{
+  return rgba_sample (t, NULL, tw, th);
 }
 
 /* Messages of the element under test: a bus whose sync handler keeps
@@ -1980,35 +1995,6 @@ GST_START_TEST (test_gpu_score_map)
 GST_END_TEST;
 
 /* ---- masks and scales ---- */
-
-/* A GstSample of RGBA pixels: R = G = B = t, A = alpha. */
-static GstSample *
-rgba_sample (const double *t, const guint8 * alpha, int tw, int th)
-{
-  GstVideoInfo info;
-  GstBuffer *buf;
-  GstVideoFrame f;
-  GstCaps *caps;
-  GstSample *s;
-  int x, y;
-
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, tw, th);
-  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
-  fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
-  for (y = 0; y < th; y++)
-    for (x = 0; x < tw; x++) {
-      guint8 *p = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
-          y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + x * 4;
-      p[0] = p[1] = p[2] = (guint8) t[y * tw + x];
-      p[3] = alpha[y * tw + x];
-    }
-  gst_video_frame_unmap (&f);
-  caps = gst_video_info_to_caps (&info);
-  s = gst_sample_new (buf, caps, NULL, NULL);
-  gst_caps_unref (caps);
-  gst_buffer_unref (buf);
-  return s;
-}
 
 /* The GRAY8 template the element uses for a sample (its template-sample
  * read back), as doubles. */
