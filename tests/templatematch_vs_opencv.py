@@ -62,22 +62,10 @@ def gray_caps(w, h):
         "video/x-raw,format=GRAY8,width=%d,height=%d,framerate=0/1" % (w, h))
 
 
-def run(backend, img, tpl, method, subpixel):
-    """the template_match message's top-level fields of one frame"""
-    h, w = img.shape
-    pipe = Gst.parse_launch(
-        "appsrc name=src format=time ! cudatemplatematch name=e backend=%s "
-        "pipeline-depth=1 ! appsink name=sink sync=false" % backend)
-    e = pipe.get_by_name("e")
-    src = pipe.get_by_name("src")
-    sink = pipe.get_by_name("sink")
-    th, tw = tpl.shape
-    e.set_property("template-sample", Gst.Sample.new(
-        Gst.Buffer.new_wrapped(gray_bytes(tpl)), gray_caps(tw, th), None,
-        None))
-    e.set_property("method", method)
-    e.set_property("subpixel", subpixel)
-    src.set_property("caps", gray_caps(w, h))
+def push_one(pipe, src, sink, img):
+    """start pipe, push img (GRAY8) through appsrc src, pull the output
+    from appsink sink; returns (the output sample, the last
+    template_match message or None); an ERROR message raises"""
     if pipe.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
         raise RuntimeError("the pipeline does not start")
     buf = Gst.Buffer.new_wrapped(gray_bytes(img))
@@ -96,9 +84,32 @@ def run(backend, img, tpl, method, subpixel):
         s = msg.get_structure()
         if msg.type == Gst.MessageType.ELEMENT and s.get_name() == \
                 "template_match":
-            found = {k: s.get_value(k) for k in
-                     ("count", "x", "y", "result", "x-subpixel",
-                      "y-subpixel") if s.has_field(k)}
+            found = msg
+    return sample, found
+
+
+def run(backend, img, tpl, method, subpixel):
+    """the template_match message's top-level fields of one frame"""
+    h, w = img.shape
+    pipe = Gst.parse_launch(
+        "appsrc name=src format=time ! cudatemplatematch name=e backend=%s "
+        "pipeline-depth=1 ! appsink name=sink sync=false" % backend)
+    e = pipe.get_by_name("e")
+    src = pipe.get_by_name("src")
+    sink = pipe.get_by_name("sink")
+    th, tw = tpl.shape
+    e.set_property("template-sample", Gst.Sample.new(
+        Gst.Buffer.new_wrapped(gray_bytes(tpl)), gray_caps(tw, th), None,
+        None))
+    e.set_property("method", method)
+    e.set_property("subpixel", subpixel)
+    src.set_property("caps", gray_caps(w, h))
+    sample, msg = push_one(pipe, src, sink, img)
+    s = msg.get_structure() if msg is not None else None
+    found = None if s is None else {
+        k: s.get_value(k) for k in
+        ("count", "x", "y", "result", "x-subpixel", "y-subpixel")
+        if s.has_field(k)}
     pipe.set_state(Gst.State.NULL)
     if sample is None or found is None:
         raise RuntimeError("no output or no template_match message")
@@ -157,31 +168,14 @@ def run_ext(backend, img, props, tpl_rgba=None, max_matches=1):
             e.set_property(k, v)
     e.set_property("max-matches", max_matches)
     src.set_property("caps", gray_caps(w, h))
-    if pipe.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
-        raise RuntimeError("the pipeline does not start")
-    buf = Gst.Buffer.new_wrapped(gray_bytes(img))
-    buf.pts = 0
-    buf.duration = Gst.SECOND
-    src.emit("push-buffer", buf)
-    sample = sink.emit("pull-sample")
-    bus = pipe.get_bus()
+    sample, msg = push_one(pipe, src, sink, img)
+    s = msg.get_structure() if msg is not None else None
     found = None
-    while True:
-        msg = bus.pop()
-        if msg is None:
-            break
-        if msg.type == Gst.MessageType.ERROR:
-            raise RuntimeError(msg.parse_error()[0].message)
-        s = msg.get_structure()
-        if msg.type == Gst.MessageType.ELEMENT and s.get_name() == \
-                "template_match":
-            found = []
-            ms = s.get_value("matches")
-            for i in range(len(ms)):
-                m = ms[i]
-                found.append({k: m.get_value(k) for k in
-                              ("x", "y", "width", "height", "result",
-                               "scale", "masked")})
+    if s is not None:
+        ms = s.get_value("matches")
+        found = [{k: ms[i].get_value(k) for k in
+                  ("x", "y", "width", "height", "result", "scale", "masked")}
+                 for i in range(len(ms))]
     used = sample_gray(e.get_property("template-sample"))
     pipe.set_state(Gst.State.NULL)
     if sample is None or found is None:
