@@ -392,8 +392,7 @@ cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
           || cv_exec_cancelled (exec))
         continue;
       /* column sums of rows y .. y + th - 1 (unmasked) */
-      if (masked)
-        ;
+      if (masked);
       else if (y == last + 1)
         cvtm_column_sums_next (lum.data + (size_t) (y - 1) * lum.stride,
             lum.data + (size_t) (y + th - 1) * lum.stride, w, cs, cq);
@@ -550,6 +549,16 @@ ensure (void **buf, size_t *cap, size_t n, size_t sz)
   return CV_OK;
 }
 
+/* (k, i) into the best so far (*bk, *bi) when better (cvtm_better) */
+static inline void
+keep_better (float k, int64_t i, float *bk, int64_t * bi)
+{
+  if (cvtm_better (k, i, *bk, *bi)) {
+    *bk = k;
+    *bi = i;
+  }
+}
+
 /* The best window of map rows y0 .. y0 + rows - 1 (scores of frame rows
  * y0 ..) not suppressed by the m matches found so far, into (*bk, *bi) if
  * better (frame index y * rw + x; ties: the first in raster order). */
@@ -583,12 +592,7 @@ band_best (const float *map, int y0, int rows, int rw, int method,
       }
     }
 #pragma omp critical
-    {
-      if (cvtm_better (lk, li, gk, gi)) {
-        gk = lk;
-        gi = li;
-      }
-    }
+    keep_better (lk, li, &gk, &gi);
   }
   *bk = gk;
   *bi = gi;
@@ -832,12 +836,7 @@ multi_best (const float *map, int rw, int rh, int64_t off, float n, int tw,
       }
     }
 #pragma omp critical
-    {
-      if (cvtm_better (lk, li, gk, gi)) {
-        gk = lk;
-        gi = li;
-      }
-    }
+    keep_better (lk, li, &gk, &gi);
   }
   *bk = gk;
   *bi = gi;

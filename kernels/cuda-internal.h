@@ -32,12 +32,11 @@ extern "C" {
 int cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvSobelParams * params, void *stream);
 
-/* cv_sobel_cuda with another kernel for aligned GRAY8/luma and 4-byte
- * planes of aperture 3, for the benchmark's comparisons only (same
- * results): 0 the shipped one (the shuffle kernel, 8 rows a thread for
- * 1-byte pixels, 4 for 4-byte ones), 1 the kernel of before it
- * (sobel_vec_kernel), 2, 4, 8, 16 the shuffle kernel with that many rows
- * a thread. */
+/* cv_sobel_cuda with another number of rows a thread in the shuffle kernel
+ * (aligned GRAY8/luma and 4-byte planes, aperture 3), for the benchmark's
+ * comparisons only (same results): 0 the shipped choice (8 rows for 1-byte
+ * pixels, 4 for 4-byte ones), 4 or 8; other values
+ * CV_ERROR_INVALID_ARGUMENT. */
 int cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
     CvPlane * dst, const CvSobelParams * params, void *stream, int variant);
 

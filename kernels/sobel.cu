@@ -108,15 +108,9 @@ sobel_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro, int go,
   }
 }
 
-/* ---- vectorized kernel: GRAY8 / luma planes (BPP 1) and 4-byte pixels ----
- * Each thread computes 4 horizontally adjacent outputs on kStripRows rows,
- * reading each input row once as one 32-bit word (BPP 1) or one 16-byte
- * vector (BPP 4) plus its left and right neighbour pixels, and sliding
- * three rows of luma through registers. Needs rows 4-byte (BPP 1) or
- * 16-byte (BPP 4) aligned; other planes use sobel_kernel. */
-constexpr int kStripRows = 4;
 constexpr int kVecThreadsY = 8;
 
+/* the luma of one pixel of a row (BPP 1: the byte; 4: a 32-bit pixel) */
 template < int BPP >
 __device__ __forceinline__ int
 luma_of (uint32_t px, int ro, int go, int bo)
@@ -136,97 +130,10 @@ pixel_at (const uint8_t * row, int x)
   return __ldg (reinterpret_cast < const uint32_t * >(row) + x);
 }
 
-/* luma of pixels x0-1 .. x0+4 of one row, brightness added and clamped */
-template < int BPP >
-__device__ __forceinline__ void
-load_row6 (const uint8_t * __restrict__ row, int x0, int w, int ro, int go,
-    int bo, int brightness, int l[6])
-{
-  uint32_t px[6];
-
-  px[0] = pixel_at < BPP > (row, max (x0 - 1, 0));
-  px[5] = pixel_at < BPP > (row, min (x0 + 4, w - 1));
-  if (x0 + 3 < w) {
-    if (BPP == 1) {
-      const uint32_t v = __ldg (reinterpret_cast < const uint32_t * >(row + x0));
-      px[1] = v & 255;
-      px[2] = (v >> 8) & 255;
-      px[3] = (v >> 16) & 255;
-      px[4] = v >> 24;
-    } else {
-      const uint4 v = __ldg (reinterpret_cast < const uint4 * >(row) + x0 / 4);
-      px[1] = v.x;
-      px[2] = v.y;
-      px[3] = v.z;
-      px[4] = v.w;
-    }
-  } else {
-#pragma unroll
-    for (int i = 1; i < 5; i++)
-      px[i] = pixel_at < BPP > (row, min (x0 + i - 1, w - 1));
-  }
-#pragma unroll
-  for (int i = 0; i < 6; i++)
-    l[i] = cv_clamp (luma_of < BPP > (px[i], ro, go, bo) + brightness, 0,
-        255);
-}
-
-template < int BPP, int NORM >
-__global__ void __launch_bounds__ (kThreadsX * kVecThreadsY)
-sobel_vec_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro,
-    int go, int bo, uint8_t * __restrict__ dst, size_t dstride, int w, int h,
-    int brightness, int threshold)
-{
-  const int x0 = (blockIdx.x * kThreadsX + threadIdx.x) * 4;
-  const int y0 = (blockIdx.y * kVecThreadsY + threadIdx.y) * kStripRows;
-  if (x0 >= w || y0 >= h)
-    return;
-
-  int a[3][6];
-  load_row6 < BPP > (src + (size_t) max (y0 - 1, 0) * sstride, x0, w, ro, go,
-      bo, brightness, a[0]);
-  load_row6 < BPP > (src + (size_t) y0 * sstride, x0, w, ro, go, bo,
-      brightness, a[1]);
-#pragma unroll
-  for (int r = 0; r < kStripRows; r++) {
-    const int y = y0 + r;
-    if (y >= h)
-      break;
-    load_row6 < BPP > (src + (size_t) min (y + 1, h - 1) * sstride, x0, w, ro,
-        go, bo, brightness, a[(r + 2) % 3]);
-    const int *t = a[r % 3], *m = a[(r + 1) % 3], *b = a[(r + 2) % 3];
-    uint8_t out[4];
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-      const int gx = (t[i + 2] - t[i]) + 2 * (m[i + 2] - m[i]) +
-          (b[i + 2] - b[i]);
-      const int gy = (b[i] + 2 * b[i + 1] + b[i + 2]) -
-          (t[i] + 2 * t[i + 1] + t[i + 2]);
-      int mag;
-      if (NORM == CV_SOBEL_NORM_L1) {
-        mag = cv_sobel_mag_l1 (gx, gy);
-      } else {
-        const int s = gx * gx + gy * gy;
-        mag = s >= 65025 ? 255 : (int) sqrtf ((float) s);
-      }
-      out[i] = (uint8_t) (mag > threshold ? mag : 0);
-    }
-    uint8_t *o = dst + (size_t) y * dstride + x0;
-    if (x0 + 3 < w && (((uintptr_t) o) & 3) == 0) {
-      *reinterpret_cast < uchar4 * >(o) = make_uchar4 (out[0], out[1], out[2],
-          out[3]);
-    } else {
-#pragma unroll
-      for (int i = 0; i < 4; i++)
-        if (x0 + i < w)
-          o[i] = out[i];
-    }
-  }
-}
-
 /* ---- the shuffle kernel: GRAY8 / luma planes (BPP 1), 4-byte pixels ----
- * What the H100 bounded sobel_vec_kernel by was instructions, not bytes
- * (1080p GRAY8: 5.6 us against 1.45 us for a copy of the frame). This one
+ * What the H100 bounded the vectorised kernel before it by was
+ * instructions, not bytes (1080p GRAY8: 5.6 us against 1.45 us for a copy
+ * of the frame). This one
  * spends fewer per pixel:
  * - each thread reads its 4 pixels of a row as one word (one 16-byte vector
  *   for 4-byte pixels) and takes the neighbours x0 - 1 and x0 + 4 from its
@@ -432,24 +339,6 @@ launch_shfl (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
     launch_shfl_r < BPP, CV_SOBEL_NORM_L2, R > (src, l, dst, p, stream);
 }
 
-template < int BPP >
-void
-launch_vec (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, cudaStream_t stream)
-{
-  dim3 block (kThreadsX, kVecThreadsY);
-  dim3 grid (cv_div_up (src->width, kThreadsX * 4),
-      cv_div_up (src->height, kVecThreadsY * kStripRows));
-  if (p->norm == CV_SOBEL_NORM_L1)
-    sobel_vec_kernel < BPP, CV_SOBEL_NORM_L1 > <<<grid, block, 0, stream>>>
-        (src->data, src->stride, l.r, l.g, l.b, dst->data, dst->stride,
-        src->width, src->height, p->brightness, p->threshold);
-  else
-    sobel_vec_kernel < BPP, CV_SOBEL_NORM_L2 > <<<grid, block, 0, stream>>>
-        (src->data, src->stride, l.r, l.g, l.b, dst->data, dst->stride,
-        src->width, src->height, p->brightness, p->threshold);
-}
-
 template < int BPP, bool RGB >
 void
 launch (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
@@ -599,39 +488,22 @@ cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
       launch_k < 7 > (src, layout, dst, params, s);
     return (int) cudaGetLastError ();
   }
+  if (variant != 0 && variant != 4 && variant != 8)
+    return CV_ERROR_INVALID_ARGUMENT;
   const bool rgb = layout.r >= 0;
   const uintptr_t align = (uintptr_t) src->data | (uintptr_t) src->stride;
   if ((!rgb && layout.bpp == 1 && (align & 3) == 0)
       || (rgb && layout.bpp == 4 && (align & 15) == 0)) {
     const bool b1 = layout.bpp == 1;
-    switch (variant) {
-      case 1:
-        b1 ? launch_vec < 1 > (src, layout, dst, params, s) :
-            launch_vec < 4 > (src, layout, dst, params, s);
-        break;
-      case 2:
-        b1 ? launch_shfl < 1, 2 > (src, layout, dst, params, s) :
-            launch_shfl < 4, 2 > (src, layout, dst, params, s);
-        break;
-      case 4:
-        b1 ? launch_shfl < 1, 4 > (src, layout, dst, params, s) :
-            launch_shfl < 4, 4 > (src, layout, dst, params, s);
-        break;
-      case 16:
-        b1 ? launch_shfl < 1, 16 > (src, layout, dst, params, s) :
-            launch_shfl < 4, 16 > (src, layout, dst, params, s);
-        break;
-      case 8:
-        b1 ? launch_shfl < 1, 8 > (src, layout, dst, params, s) :
-            launch_shfl < 4, 8 > (src, layout, dst, params, s);
-        break;
-      default:
-        /* the fastest on the H100 (docs/benchmarks.md): 8 rows a thread
-         * for 1-byte pixels, 4 for 4-byte ones */
-        b1 ? launch_shfl < 1, 8 > (src, layout, dst, params, s) :
-            launch_shfl < 4, 4 > (src, layout, dst, params, s);
-        break;
-    }
+    /* rows a thread: the fastest on the H100 (docs/benchmarks.md), 8
+     * for 1-byte pixels, 4 for 4-byte ones, unless the benchmark asks */
+    const int rows = variant ? variant : (b1 ? 8 : 4);
+    if (rows == 8)
+      b1 ? launch_shfl < 1, 8 > (src, layout, dst, params, s) :
+          launch_shfl < 4, 8 > (src, layout, dst, params, s);
+    else
+      b1 ? launch_shfl < 1, 4 > (src, layout, dst, params, s) :
+          launch_shfl < 4, 4 > (src, layout, dst, params, s);
   } else if (!rgb && layout.bpp == 1)
     launch < 1, false > (src, layout, dst, params, s);
   else if (layout.bpp == 3)

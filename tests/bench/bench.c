@@ -1098,7 +1098,7 @@ main (int argc, char **argv)
     {"no-floor", 0, 0, G_OPTION_ARG_NONE, &o.no_floor,
         "Do not measure the PCIe / device-memory floor", NULL},
     {"kernel", 'k', 0, G_OPTION_ARG_STRING, &kernel,
-        "Time only the CUDA kernel NAME (sobel, sobel-old, sobel-r2, sobel-r4, sobel-r8, sobel-r16, sobel5, sobel7, canny, "
+        "Time only the CUDA kernel NAME (sobel, sobel-r4, sobel-r8, sobel5, sobel7, canny, "
           "canny-noise, convolve-blur, convolve-edge, "
           "convolve-blur-edge, convolve-custom15, convolve-custom31) on "
           "device-resident frames, launched back to back from a CUDA graph; "

@@ -178,17 +178,10 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
       ex.stream = st;
       return ops->submit (op, &frame, &kp, &ex);
     };
-  } else if (!strcmp (name, "sobel-old") || !strncmp (name, "sobel-r", 7)) {
-    /* the other aperture-3 kernels (cv_sobel_cuda_variant): the one of
-     * before the shuffle kernel, and the shuffle kernel with 2, 4, 8 or
-     * 16 rows a thread (sobel-r2 ... sobel-r16); the shipped one is
-     * "sobel" */
-    const int variant = !strcmp (name, "sobel-old") ? 1 : atoi (name + 7);
-    if (variant != 1 && variant != 2 && variant != 4 && variant != 8
-        && variant != 16) {
-      snprintf (err, err_size, "unknown kernel %s", name);
-      return 1;
-    }
+  } else if (!strcmp (name, "sobel-r4") || !strcmp (name, "sobel-r8")) {
+    /* the shuffle kernel with 4 or 8 rows a thread (cv_sobel_cuda_variant);
+     * the shipped choice is "sobel" */
+    const int variant = name[7] - '0';
     CK (alloc_random (in, width, height, l.bpp));
     CK (alloc_random (out, width, height, 1));
     *bytes = (double) width * height * (l.bpp + 1);
