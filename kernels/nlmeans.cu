@@ -10,17 +10,19 @@
  * (fs). Then, for every offset off = y - x of the group, each warp on its
  * own (no __syncthreads per offset):
  *   - walks the K + 2r rows of its strip: lane l computes
- *     D = sum_c (f_c(q) - f_c(q + off))² at its COLS columns, and the row
- *     pass Rw = g * D from its own D and those of the next lanes (warp
- *     shuffles);
- *   - as soon as 2r + 1 rows of Rw are in registers, the column pass
- *     S = g * Rw, w = 2^(-max (S a - b, 0) c), and sum_w, sum_wf of the
- *     pixel, all in the registers of the lane that owns the pixel.
+ *     D = sum_c (f_c(q) - f_c(q + off))² at its COLS columns (registers);
+ *   - as soon as 2r + 1 rows of D are in registers, the column pass
+ *     Cs = g * D on its own columns, the row pass S = g * Cs from its own
+ *     Cs and those of the next lanes (warp shuffles),
+ *     w = 2^(-max (S a - b, 0) c), and sum_w, sum_wf of the pixel, all in
+ *     the registers of the lane that owns the pixel.
  * The loops over rows and patch taps are fully unrolled (r is a template
  * parameter): every register array is indexed by constants. Per pixel and
- * offset: 2 shared loads, 2r / COLS shuffles and 2r + 1 FMA for D and the
- * row pass (times (K + 2r) / K for the halo rows), 2r + 1 FMA for the
- * column pass, one exp2 and 1 + C FMA for the sums.
+ * offset: 2 shared loads for D (times (K + 2r) / K for the halo rows),
+ * 2r + 1 FMA for the column pass, 2r / COLS shuffles and 2r + 1 FMA for
+ * the row pass, one exp2 and 1 + C FMA for the sums. The shared-memory
+ * pipe (loads and shuffles) bounds it: the column pass comes first so that
+ * only the K output rows are shuffled, not the K + 2r rows of D.
  * Frames whose tiles fill less than half a wave of blocks on the GPU
  * (small frames, whole-frame mode on 256x256) split the offsets of each
  * tile over Z blocks (gridDim.z): whole offset groups per block when there
@@ -127,6 +129,24 @@ exp2_ftz (float x)
   return y;
 }
 
+/* Exact integer -> float without I2F (the conversion pipe, 16 per clock
+ * and SM on sm_90, shared with ex2: it bounded the colour kernel): the
+ * bits 0x4B000000 | v are the float 2^23 + v for v < 2^23, minus 2^23 is
+ * v exactly. */
+__device__ __forceinline__ float
+small_uint_to_float (uint32_t v)
+{
+  return __uint_as_float (0x4B000000u | v) - 8388608.0f;
+}
+
+/* byte c (a constant) of a packed pixel as a float, exactly */
+template < int c > __device__ __forceinline__ float
+byte_to_float (uint32_t packed)
+{
+  return __uint_as_float (__byte_perm (packed, 0x4B000000u,
+          0x7440 + c)) - 8388608.0f;
+}
+
 /* grey: the value as a float; colour: c0 | c1 << 8 | c2 << 16 */
 template < bool COLOR > struct Pix;
 template <> struct Pix <false >
@@ -156,7 +176,8 @@ template <> struct Pix <true >
   {
     const unsigned int e = __vabsdiffu4 (a, b);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 610
-    return (float) __dp4a (e, e, 0u);
+    /* at most 3 x 255^2 < 2^23 */
+    return small_uint_to_float (__dp4a (e, e, 0u));
 #else
     const int e0 = e & 255, e1 = (e >> 8) & 255, e2 = (e >> 16) & 255;
     return (float) (e0 * e0 + e1 * e1 + e2 * e2);
@@ -173,13 +194,13 @@ template <> struct Pix <true >
  * COLS, so COLS = 2 halves them per pixel), the column pass from the rows
  * held in registers (fully unrolled: every register array index is a
  * constant). Every output's arithmetic is the same whatever COLS and K. */
-template < int R, bool COLOR, int COLS, int K >
+template < int R, int C, int COLS, int K >
 __global__ void __launch_bounds__ (kThreads)
 nlmeans_kernel (const KParams p)
 {
+  constexpr bool COLOR = C > 1;
   typedef Pix < COLOR > PX;
   typedef typename PX::T PixT;
-  constexpr int C = COLOR ? 3 : 1;
   constexpr int P = 2 * R + 1;
   constexpr int W = 32 * COLS;          /* columns of D per warp */
   constexpr int TW = tile_w (R, COLS);
@@ -324,34 +345,38 @@ nlmeans_kernel (const KParams p)
             for (int j = 0; j < COLS; j++)
               fyp[j] = fs + (wi * K + ly + R) * FP +
                   min (COLS * lane + j, TW - 1) + lx + R;
-            float rw[COLS][K + 2 * R];
+            /* dc[j][k]: D at column COLS lane + j of the warp's row k */
+            float dc[COLS][K + 2 * R];
 #pragma unroll
             for (int k = 0; k < K + 2 * R; k++) {
-              /* dd[m]: D at column COLS lane + m of the warp's D row */
-              float dd[2 * R + COLS];
 #pragma unroll
               for (int j = 0; j < COLS; j++)
-                dd[j] = PX::dist (a[k * W + j], b[k * FP + j]);
-#pragma unroll
-              for (int m = COLS; m < 2 * R + COLS; m++)
-                dd[m] = __shfl_down_sync (kFull, dd[m % COLS], m / COLS);
-#pragma unroll
-              for (int j = 0; j < COLS; j++) {
-                float s = g[0] * dd[j];
-#pragma unroll
-                for (int i = 1; i < P; i++)
-                  s = fmaf (g[i], dd[j + i], s);
-                rw[j][k] = s;
-              }
+                dc[j][k] = PX::dist (a[k * W + j], b[k * FP + j]);
               if (k >= 2 * R) {
                 const int q = k - 2 * R;
                 const bool qok = q >= qlo && q < qhi;
+                /* column pass on the lane's own columns (registers), then
+                 * the row pass from its own sums and those of the next
+                 * lanes: shuffles for the K output rows only, not for the
+                 * K + 2R rows of D */
+                float cs[2 * R + COLS];
 #pragma unroll
                 for (int j = 0; j < COLS; j++) {
-                  float t = g[0] * rw[j][q];
+                  float s = g[0] * dc[j][q];
 #pragma unroll
                   for (int i = 1; i < P; i++)
-                    t = fmaf (g[i], rw[j][q + i], t);
+                    s = fmaf (g[i], dc[j][q + i], s);
+                  cs[j] = s;
+                }
+#pragma unroll
+                for (int m = COLS; m < 2 * R + COLS; m++)
+                  cs[m] = __shfl_down_sync (kFull, cs[m % COLS], m / COLS);
+#pragma unroll
+                for (int j = 0; j < COLS; j++) {
+                  float t = g[0] * cs[j];
+#pragma unroll
+                  for (int i = 1; i < P; i++)
+                    t = fmaf (g[i], cs[j + i], t);
                   const float m = fmaxf (fmaf (t, ka, -kb), 0.0f);
                   float wt = exp2_ftz (-(m * kc));
                   if (!(xok[j] && qok))
@@ -360,10 +385,13 @@ nlmeans_kernel (const KParams p)
                   acc_w[q][j] += wt;
                   if (COLOR) {
                     const uint32_t fu = (uint32_t) f;
-#pragma unroll
-                    for (int c = 0; c < C; c++)
-                      acc_f[q][j][c] = fmaf (wt,
-                          (float) ((fu >> (8 * c)) & 255u), acc_f[q][j][c]);
+                    acc_f[q][j][0] = fmaf (wt, byte_to_float < 0 > (fu),
+                        acc_f[q][j][0]);
+                    acc_f[q][j][1 % C] = fmaf (wt, byte_to_float < 1 > (fu),
+                        acc_f[q][j][1 % C]);
+                    if (C == 3)
+                      acc_f[q][j][2 % C] = fmaf (wt,
+                          byte_to_float < 2 > (fu), acc_f[q][j][2 % C]);
                   } else {
                     acc_f[q][j][0] = fmaf (wt, (float) f, acc_f[q][j][0]);
                   }
@@ -420,11 +448,11 @@ nlmeans_kernel (const KParams p)
 }
 
 /* adds the Z partial sums of every pixel (z = 0, 1, ... in order) */
-template < bool COLOR >
+template < int C >
 __global__ void
 nlmeans_finish (const KParams p)
 {
-  constexpr int C = COLOR ? 3 : 1;
+  constexpr bool COLOR = C > 1;
   const int w = p.w, h = p.h, nz = p.z, bpp = p.bpp;
   const int offs[3] = { p.lr, p.lg, p.lb };
   const size_t npix = (size_t) w * h;
@@ -479,35 +507,35 @@ shape_for (bool color)
 
 typedef void (*KernelFn) (const KParams);
 
-/* the kernel of a shape for patch radius r (0 .. 5) */
-template < bool COLOR, int COLS, int K >
+/* the kernel of a shape for patch radius r (0 .. 5) and C components */
+template < int C, int COLS, int K >
 KernelFn
 kernel_for (int r)
 {
   switch (r) {
     case 0:
-      return nlmeans_kernel < 0, COLOR, COLS, K >;
+      return nlmeans_kernel < 0, C, COLS, K >;
     case 1:
-      return nlmeans_kernel < 1, COLOR, COLS, K >;
+      return nlmeans_kernel < 1, C, COLS, K >;
     case 2:
-      return nlmeans_kernel < 2, COLOR, COLS, K >;
+      return nlmeans_kernel < 2, C, COLS, K >;
     case 3:
-      return nlmeans_kernel < 3, COLOR, COLS, K >;
+      return nlmeans_kernel < 3, C, COLS, K >;
     case 4:
-      return nlmeans_kernel < 4, COLOR, COLS, K >;
+      return nlmeans_kernel < 4, C, COLS, K >;
     default:
-      return nlmeans_kernel < 5, COLOR, COLS, K >;
+      return nlmeans_kernel < 5, C, COLS, K >;
   }
 }
 
-template < bool COLOR, int COLS, int K >
+template < int C, int COLS, int K >
 int
 blocks_per_sm (int r)
 {
   int n = 0;
 
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
-          kernel_for < COLOR, COLS, K > (r), kThreads, 0) != cudaSuccess)
+          kernel_for < C, COLS, K > (r), kThreads, 0) != cudaSuccess)
     return 0;
   return n;
 }
@@ -525,8 +553,8 @@ wave_blocks (bool color, int r)
     (void) cudaGetLastError ();
     return 512;
   }
-  per = color ? blocks_per_sm < true, kColorShape.cols,
-      kColorShape.rows > (r) : blocks_per_sm < false, kGreyShape.cols,
+  per = color ? blocks_per_sm < 3, kColorShape.cols,
+      kColorShape.rows > (r) : blocks_per_sm < 1, kGreyShape.cols,
       kGreyShape.rows > (r);
   if (per < 1) {
     (void) cudaGetLastError ();
@@ -600,20 +628,20 @@ layout_ok (CvLumaLayout l)
       && l.g >= 0 && l.b >= 0 && l.r < l.bpp && l.g < l.bpp && l.b < l.bpp);
 }
 
-template < bool COLOR, int COLS, int K >
+template < int C, int COLS, int K >
 void
 launch_shape (int r, const KParams & kp, cudaStream_t s)
 {
   const dim3 grid (cv_div_up (kp.w, tile_w (r, COLS)), cv_div_up (kp.h,
           tile_h (K)), kp.z);
 
-  kernel_for < COLOR, COLS, K > (r) <<<grid, kThreads, 0, s>>> (kp);
+  kernel_for < C, COLS, K > (r) <<<grid, kThreads, 0, s>>> (kp);
   if (kp.part) {
     const size_t npix = (size_t) kp.w * kp.h;
     size_t blocks = (npix + 255) / 256;
     if (blocks > 65535)
       blocks = 65535;
-    nlmeans_finish < COLOR > <<<(unsigned) blocks, 256, 0, s>>> (kp);
+    nlmeans_finish < C > <<<(unsigned) blocks, 256, 0, s>>> (kp);
   }
 }
 
@@ -701,7 +729,8 @@ nlmeans_window (const CvPlane * const *frames, int n, int c,
 {
   if (!frames || n < 1 || n > CV_NLMEANS_MAX_TEMPORAL || c < 0 || c >= n
       || !dst || !params || !dst->data || !cv_nlmeans_params_valid (params)
-      || !layout_ok (layout) || !(hh > 0))
+      || !layout_ok (layout) || !(hh > 0) || channels < 1 || channels > 3
+      || (channels == 1) != (layout.bpp == 1))
     return CV_ERROR_INVALID_ARGUMENT;
   for (int i = 0; i < n; i++)
     if (!frames[i] || !frames[i]->data || frames[i]->width != dst->width
@@ -711,6 +740,8 @@ nlmeans_window (const CvPlane * const *frames, int n, int c,
 
   const int w = dst->width, h = dst->height;
   const bool color = layout.bpp != 1;
+  /* the split and the scratch as for 3 components whatever `channels`
+   * (a 2-component pass uses less of it) */
   const int ch = color ? 3 : 1;
   const int r = params->patch_size / 2;
   const Shape sh = shape_for (color);
@@ -726,11 +757,15 @@ nlmeans_window (const CvPlane * const *frames, int n, int c,
   const KParams kp = make_params (frames, n, c, layout, channels, hh, dst,
       params, z, (float *) scratch);
 
+  /* the chroma (channels 2: U, V and a zero byte) runs a 2-component
+   * kernel: the zero component's sums are not kept (same results) */
   cudaStream_t s = (cudaStream_t) stream;
-  if (color)
-    launch_shape < true, kColorShape.cols, kColorShape.rows > (r, kp, s);
+  if (channels == 2)
+    launch_shape < 2, kColorShape.cols, kColorShape.rows > (r, kp, s);
+  else if (color)
+    launch_shape < 3, kColorShape.cols, kColorShape.rows > (r, kp, s);
   else
-    launch_shape < false, kGreyShape.cols, kGreyShape.rows > (r, kp, s);
+    launch_shape < 1, kGreyShape.cols, kGreyShape.rows > (r, kp, s);
   return (int) cudaGetLastError ();
 }
 

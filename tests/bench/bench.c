@@ -42,6 +42,7 @@
 #ifdef HAVE_CUDA
 #include "floor.h"
 #include "kbench.h"
+#include "gstcudavisionbase.h"
 #endif
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/gstcudacontext.h>
@@ -1215,6 +1216,22 @@ main (int argc, char **argv)
           "input\n");
   }
 #ifdef HAVE_GST_CUDA
+  if (cuda_mem) {
+    /* GStreamer 1.22's CUDA allocator aborts on other formats (GRAY8) */
+    GstCaps *held = gst_caps_from_string ("video/x-raw, format=(string) "
+        GST_CUDA_VISION_CUDA_MEMORY_FORMATS);
+    GstCaps *want = gst_caps_new_simple ("video/x-raw", "format",
+        G_TYPE_STRING, o.format, NULL);
+    const gboolean can = gst_caps_can_intersect (held, want);
+
+    gst_caps_unref (held);
+    gst_caps_unref (want);
+    if (!can) {
+      g_printerr ("--input cuda: GStreamer's CUDA memory cannot hold %s "
+          "(it holds %s)\n", o.format, GST_CUDA_VISION_CUDA_MEMORY_FORMATS);
+      return 2;
+    }
+  }
   for (d = 0; cuda_mem && d < o.n_devices; d++) {
     GstCudaContext *cctx;
     GstAllocator *alloc;
