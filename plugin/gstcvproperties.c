@@ -250,11 +250,11 @@ gst_cv_properties_install (GObjectClass * gobject_class)
    * the cudavision-stats messages. Read when the element's CUDA streams
    * are created: at the first frame after start and after each caps
    * change (set it in NULL or READY). It orders the element's own work
-   * only (uploads, kernels, downloads): work of elements upstream or
-   * downstream (nvcodec's decoders and converters, in CUDA memory) runs
-   * on their own streams at their own priorities; the element waits for
-   * an upstream GstCudaStream's work when it maps the frame. No effect on
-   * the CPU backend.
+   * only (uploads, kernels, downloads): in CUDA memory, elements upstream
+   * and downstream (nvcodec's decoders and converters) run their work on
+   * their own streams at their own priorities and finish it before they
+   * push a buffer (GStreamer 1.22 has no GstCudaStream to share). No
+   * effect on the CPU backend.
    */
   g_object_class_install_property (gobject_class, PROP_STREAM_PRIORITY,
       g_param_spec_int ("stream-priority", "Stream priority",
