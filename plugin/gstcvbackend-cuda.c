@@ -1,12 +1,12 @@
 /* gst-cuda-vision: the CUDA backend (built with CUDA only). Every slot has
  * its own non-blocking stream (at the element's stream-priority), 4 timing
- * events (before upload, after
- * upload, after the operator, done: recorded when the stage timings are
- * wanted) and an untimed one (done, otherwise), device planes (tightly
- * packed where rows allow, else pitched) and pinned staging taken at
- * first use from the process-wide cache (gstcvpinnedcache.c) and given
- * back when the slot is freed (stop, caps change). A frame's upload, operator and download are queued on
- * the slot's stream; planes in GstCudaMemory of the element's context are
+ * events (before upload, after upload, after the operator, done: recorded
+ * when the stage timings are wanted) and an untimed one (done, otherwise),
+ * device planes (tightly packed where rows allow, else pitched) and pinned
+ * staging taken at first use from the process-wide cache
+ * (gstcvpinnedcache.c) and given back when the slot is freed (stop, caps
+ * change). A frame's upload, operator and download are queued on the
+ * slot's stream; planes in GstCudaMemory of the element's context are
  * used in place, planes in pinned memory (the plugin's by their memory
  * type, others checked with cudaPointerGetAttributes) are copied by DMA
  * straight from/to the buffer,
@@ -377,10 +377,29 @@ frame_is_pinned (GstVideoFrame * frame)
 static guint8 *
 staging (GstCudaVisionBase * self, GstCvStagingBlock * b, gsize n)
 {
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+  gboolean ok;
+
   if (b->buffer && b->map.size >= n)
     return b->map.data;
   gst_cv_pinned_cache_release (b);
-  if (!gst_cv_pinned_cache_acquire (n, b)) {
+  /* cached blocks outlive the element and its context (which may be one
+   * of nvcodec's, destroyed with its pipeline, and its page-locked memory
+   * with it): they are allocated in the device's primary context, which
+   * the runtime keeps until the process exits */
+  if (priv->ctx) {
+    gst_cv_cuda_context_pop ();
+    (void) cudaSetDevice (priv->device);
+  }
+  ok = gst_cv_pinned_cache_acquire (n, b);
+  (void) cudaGetLastError ();
+  if (priv->ctx && !gst_cv_cuda_context_push (priv->ctx)) {
+    gst_cv_pinned_cache_release (b);
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("CUDA error: the CUDA "
+            "context cannot be made current"), (NULL));
+    return NULL;
+  }
+  if (!ok) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Could not allocate "
             "%" G_GSIZE_FORMAT " bytes of pinned host memory", n),
         ("gst_cv_pinned_cache_acquire failed"));
