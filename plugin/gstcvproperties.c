@@ -184,8 +184,9 @@ gst_cv_properties_install (GObjectClass * gobject_class)
    * Post an element message "cudavision-stats" once a second with the mean
    * upload-ms, kernel-ms, download-ms (GPU timings; on the CPU kernel-ms is
    * the processing time), latency-ms (submit to finish, wall clock), frames,
-   * fps, backend and host-transfers (see that property), and the host side
-   * of a frame in the streaming thread, wall clock: host-submit-us (map,
+   * fps, backend, host-transfers (see that property), stream-priority (the
+   * level of the CUDA streams, see that property; CUDA only), and the host
+   * side of a frame in the streaming thread, wall clock: host-submit-us (map,
    * check, snapshot, queueing the GPU work), host-wait-us (waiting for the
    * GPU, see wait-mode) and host-finish-us (the rest of its completion);
    * the rest is posted at the end of the stream.
