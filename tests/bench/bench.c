@@ -1275,10 +1275,12 @@ main (int argc, char **argv)
   if (!parse_devices (&o)) {
     g_printerr ("--devices: a comma-separated list of distinct device "
         "ordinals, e.g. 0,1\n");
+    opts_clear (&o);
     return 2;
   }
   if (o.streams < 1 || o.streams > 1024 || o.repeat < 1 || o.repeat > 100) {
     g_printerr ("--streams 1..1024, --repeat 1..100\n");
+    opts_clear (&o);
     return 2;
   }
   o.priority = -1;
@@ -1293,11 +1295,13 @@ main (int argc, char **argv)
     else {
       g_printerr ("--priority: a number >= 0 or 'max', not '%s'\n",
           o.priority_arg);
+      opts_clear (&o);
       return 2;
     }
   }
   if (o.check && o.frames <= 0) {
     g_printerr ("--check needs --frames\n");
+    opts_clear (&o);
     return 2;
   }
 
