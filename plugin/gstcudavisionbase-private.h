@@ -50,6 +50,7 @@ typedef struct
   gboolean post_stats;
   guint n_threads;
   GstCudaVisionWaitMode wait_mode;
+  gint stream_priority;         /* 0 = CUDA's default, larger = more urgent */
 
   /* chosen at start */
   GstCudaVisionBackend active_backend;  /* OBJECT_LOCK for readers */
@@ -59,6 +60,10 @@ typedef struct
   gpointer ctx;                 /* the shared GstCudaContext, if any */
   guint64 host_transfers;       /* OBJECT_LOCK */
   gint cancel;                  /* atomic: flushing or stopping */
+  gint prio_least, prio_greatest;       /* the device's stream priorities
+                                         * (CUDA's numbers), at start */
+  gint stream_priority_used;    /* the level of the streams last created
+                                 * (stream-priority clamped), -1: none */
 
   /* negotiated (set_caps) */
   gboolean negotiated;
@@ -131,6 +136,10 @@ struct _GstCvBackend
 extern const GstCvBackend gst_cv_backend_cpu;
 /* NULL in a build without CUDA (gstcvbackend-none.c) */
 extern const GstCvBackend *const gst_cv_backend_cuda;
+
+/* gstcvproperties.c: the properties (specs, defaults, set, get) */
+void gst_cv_properties_install (GObjectClass * gobject_class);
+void gst_cv_properties_init (GstCudaVisionBase * self);
 
 /* gstcvscheduler.c: the frames in flight */
 GstFlowReturn gst_cv_scheduler_submit (GstCudaVisionBase * self,

@@ -3,12 +3,14 @@
  * A GstBaseTransform that owns what the elements have in common; the
  * element sets properties, checks caps, snapshots its properties per frame
  * and names its operators (kernels/cvop.h). This file is the element
- * itself: properties, the backend chosen at start, caps negotiation,
+ * itself: the backend chosen at start, caps negotiation,
  * events, queries and state changes. The work is done by its units:
+ * gstcvproperties.c (the properties: specs, defaults, set and get),
  * gstcvscheduler.c (the frames in flight), gstcvbackend-cpu.c and
  * gstcvbackend-cuda.c (where a frame is computed), gstcvcudacontext.c (the
  * shared CUDA context), gstcvallocation.c (pools and allocators next to
- * gstcvpinned.c), gstcvcaps.c (caps and pad templates) and gstcvformat.c
+ * gstcvpinned.c and the shared pinned staging, gstcvpinnedcache.c),
+ * gstcvcaps.c (caps and pad templates) and gstcvformat.c
  * (plane geometry). docs/base-class.md draws them and one frame's path.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -23,29 +25,11 @@
 #include "gstcvallocation.h"
 #include "gstcvcaps.h"
 #include "gstcvcudacontext.h"
+#include "gstcvpinned.h"
 
 GST_DEBUG_CATEGORY (gst_cuda_vision_base_debug);
 #define GST_CAT_DEFAULT gst_cuda_vision_base_debug
 
-#define DEFAULT_BACKEND GST_CUDA_VISION_BACKEND_AUTO
-#define DEFAULT_DEVICE_ID -1
-#define DEFAULT_PIPELINE_DEPTH 2
-#define DEFAULT_POST_STATS FALSE
-#define DEFAULT_N_THREADS 0
-#define DEFAULT_WAIT_MODE GST_CUDA_VISION_WAIT_BLOCK
-
-enum
-{
-  PROP_0,
-  PROP_BACKEND,
-  PROP_DEVICE_ID,
-  PROP_PIPELINE_DEPTH,
-  PROP_ACTIVE_BACKEND,
-  PROP_POST_STATS,
-  PROP_HOST_TRANSFERS,
-  PROP_N_THREADS,
-  PROP_WAIT_MODE,
-};
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaVisionBase, gst_cuda_vision_base,
     GST_TYPE_BASE_TRANSFORM);
@@ -119,6 +103,7 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
   device_id = priv->device_id;
   priv->depth = priv->pipeline_depth;
   GST_OBJECT_UNLOCK (self);
+  priv->stream_priority_used = -1;
 
   if (want != GST_CUDA_VISION_BACKEND_CPU) {
     if (!gst_cv_backend_cuda)
@@ -373,78 +358,6 @@ gst_cuda_vision_base_query (GstBaseTransform * trans, GstPadDirection dir,
   return ret;
 }
 
-static void
-gst_cuda_vision_base_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (object);
-
-  GST_OBJECT_LOCK (object);
-  switch (prop_id) {
-    case PROP_BACKEND:
-      priv->backend = g_value_get_enum (value);
-      break;
-    case PROP_DEVICE_ID:
-      priv->device_id = g_value_get_int (value);
-      break;
-    case PROP_PIPELINE_DEPTH:
-      priv->pipeline_depth = g_value_get_uint (value);
-      break;
-    case PROP_POST_STATS:
-      priv->post_stats = g_value_get_boolean (value);
-      break;
-    case PROP_N_THREADS:
-      priv->n_threads = g_value_get_uint (value);
-      break;
-    case PROP_WAIT_MODE:
-      priv->wait_mode = g_value_get_enum (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (object);
-}
-
-static void
-gst_cuda_vision_base_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (object);
-
-  GST_OBJECT_LOCK (object);
-  switch (prop_id) {
-    case PROP_BACKEND:
-      g_value_set_enum (value, priv->backend);
-      break;
-    case PROP_DEVICE_ID:
-      g_value_set_int (value, priv->device_id);
-      break;
-    case PROP_PIPELINE_DEPTH:
-      g_value_set_uint (value, priv->pipeline_depth);
-      break;
-    case PROP_ACTIVE_BACKEND:
-      g_value_set_enum (value, priv->active_backend);
-      break;
-    case PROP_POST_STATS:
-      g_value_set_boolean (value, priv->post_stats);
-      break;
-    case PROP_HOST_TRANSFERS:
-      g_value_set_uint64 (value, priv->host_transfers);
-      break;
-    case PROP_N_THREADS:
-      g_value_set_uint (value, priv->n_threads);
-      break;
-    case PROP_WAIT_MODE:
-      g_value_set_enum (value, priv->wait_mode);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (object);
-}
-
 /* a "gst.cuda.context" from the application or a neighbour: taken when it
  * is for our device-id (any device when -1), refused otherwise */
 static void
@@ -505,6 +418,7 @@ gst_cuda_vision_base_finalize (GObject * object)
   g_free (priv->cost_warned);
   g_free (priv->op_info);
   gst_clear_caps (&priv->refused_caps);
+  gst_cv_pinned_cache_unuse ();
   G_OBJECT_CLASS (gst_cuda_vision_base_parent_class)->finalize (object);
 }
 
@@ -518,111 +432,9 @@ gst_cuda_vision_base_class_init (GstCudaVisionBaseClass * klass)
       "gst-cuda-vision base element");
   /* the private struct's offset, for the units (GST_CV_PRIV) */
 
-  gobject_class->set_property = gst_cuda_vision_base_set_property;
-  gobject_class->get_property = gst_cuda_vision_base_get_property;
   gobject_class->finalize = gst_cuda_vision_base_finalize;
 
-  /**
-   * GstCudaVisionBase:backend:
-   * Where to compute: auto (GPU when usable, else CPU with one warning),
-   * cuda (element error at start without a usable GPU) or cpu.
-   * Read when the element starts (READY -> PAUSED).
-   */
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend",
-          "Where to compute: auto (GPU if usable, else CPU), cuda (error "
-          "without a GPU) or cpu", GST_TYPE_CUDA_VISION_BACKEND,
-          DEFAULT_BACKEND, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  /**
-   * GstCudaVisionBase:device-id:
-   * CUDA device ordinal, -1 for the default device (0). A device that does
-   * not exist: element error with backend=cuda, CPU with backend=auto.
-   */
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("device-id", "Device ID",
-          "CUDA device to use, -1 = default device", -1, G_MAXINT,
-          DEFAULT_DEVICE_ID, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  /**
-   * GstCudaVisionBase:pipeline-depth:
-   * Frames in flight on the GPU, 1..4. With depth N, frame k uploads while
-   * frame k-1 computes and frame k-2 downloads; the element then adds N-1
-   * frame durations of latency (reported in the LATENCY query; a latency
-   * message is posted when it changes). 1 is synchronous. The CPU backend
-   * is always synchronous.
-   */
-  g_object_class_install_property (gobject_class, PROP_PIPELINE_DEPTH,
-      g_param_spec_uint ("pipeline-depth", "Pipeline depth",
-          "Frames in flight on the GPU (1 = synchronous, adds no latency; N "
-          "adds N-1 frames of latency)", 1, GST_CUDA_VISION_MAX_DEPTH,
-          DEFAULT_PIPELINE_DEPTH, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
-  /**
-   * GstCudaVisionBase:active-backend:
-   * The backend in use: cuda or cpu once started, auto before.
-   */
-  g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
-      g_param_spec_enum ("active-backend", "Active backend",
-          "Backend in use (auto until the element has started)",
-          GST_TYPE_CUDA_VISION_BACKEND, GST_CUDA_VISION_BACKEND_AUTO,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  /**
-   * GstCudaVisionBase:post-stats:
-   * Post an element message "cudavision-stats" once a second with the mean
-   * upload-ms, kernel-ms, download-ms (GPU timings; on the CPU kernel-ms is
-   * the processing time), latency-ms (submit to finish, wall clock), frames,
-   * fps, backend and host-transfers (see that property), and the host side
-   * of a frame in the streaming thread, wall clock: host-submit-us (map,
-   * check, snapshot, queueing the GPU work), host-wait-us (waiting for the
-   * GPU, see wait-mode) and host-finish-us (the rest of its completion);
-   * the rest is posted at the end of the stream.
-   */
-  g_object_class_install_property (gobject_class, PROP_POST_STATS,
-      g_param_spec_boolean ("post-stats", "Post statistics",
-          "Post a 'cudavision-stats' element message every second with "
-          "per-stage timings", DEFAULT_POST_STATS,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
-
-  /**
-   * GstCudaVisionBase:host-transfers:
-   * Planes copied between host and GPU memory since the element started
-   * (uploads + downloads). Stays 0 when frames arrive and leave in CUDA
-   * memory (memory:CUDAMemory caps, e.g. after nvh264dec and before
-   * cudadownload): the proof of a GPU-resident pipeline.
-   */
-  g_object_class_install_property (gobject_class, PROP_HOST_TRANSFERS,
-      g_param_spec_uint64 ("host-transfers", "Host transfers",
-          "Planes copied between host and GPU memory since start (0 when "
-          "frames stay in CUDA memory)", 0, G_MAXUINT64, 0,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-
-  /**
-   * GstCudaVisionBase:n-threads:
-   * Threads of the CPU backend per frame (OpenMP), 0 = one per processor
-   * (or OMP_NUM_THREADS), default 0; as videoconvert's n-threads. No effect
-   * on the CUDA backend. Takes effect at the next frame.
-   */
-  g_object_class_install_property (gobject_class, PROP_N_THREADS,
-      g_param_spec_uint ("n-threads", "Threads",
-          "Threads of the CPU backend (0 = one per processor)", 0, G_MAXINT,
-          DEFAULT_N_THREADS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
-
-  /**
-   * GstCudaVisionBase:wait-mode:
-   * How the streaming thread waits for a frame on the GPU: block (sleep on
-   * a blocking-sync event, default), spin (poll it: lowest latency, one
-   * core busy) or spin-then-block (poll up to 100 us, then sleep). No effect
-   * on the CPU backend. Takes effect at the next frame.
-   */
-  g_object_class_install_property (gobject_class, PROP_WAIT_MODE,
-      g_param_spec_enum ("wait-mode", "Wait mode",
-          "How to wait for the GPU: block (no CPU), spin (lowest latency) or "
-          "spin-then-block", GST_TYPE_CUDA_VISION_WAIT_MODE,
-          DEFAULT_WAIT_MODE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
+  gst_cv_properties_install (gobject_class);
 
   GST_ELEMENT_CLASS (klass)->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_vision_base_set_context);
@@ -662,14 +474,9 @@ gst_cuda_vision_base_init (GstCudaVisionBase * self)
    * message each) instead of computed; the qos property turns it off */
   gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
 
-  priv->backend = DEFAULT_BACKEND;
-  priv->device_id = DEFAULT_DEVICE_ID;
-  priv->pipeline_depth = DEFAULT_PIPELINE_DEPTH;
-  priv->post_stats = DEFAULT_POST_STATS;
-  priv->n_threads = DEFAULT_N_THREADS;
-  priv->wait_mode = DEFAULT_WAIT_MODE;
+  gst_cv_properties_init (self);
+  gst_cv_pinned_cache_use ();
   priv->active_backend = GST_CUDA_VISION_BACKEND_AUTO;
-  priv->depth = DEFAULT_PIPELINE_DEPTH;
   g_queue_init (&priv->pending);
   g_queue_init (&priv->history);
 }

@@ -1,10 +1,12 @@
 /* gst-cuda-vision: the CUDA backend (built with CUDA only). Every slot has
- * its own non-blocking stream, 4 timing events (before upload, after
- * upload, after the operator, done: recorded when the stage timings are
- * wanted) and an untimed one (done, otherwise), device planes (tightly
- * packed where rows allow, else pitched) and lazily allocated pinned
- * staging. A frame's upload, operator and download are queued on
- * the slot's stream; planes in GstCudaMemory of the element's context are
+ * its own non-blocking stream (at the element's stream-priority), 4 timing
+ * events (before upload, after upload, after the operator, done: recorded
+ * when the stage timings are wanted) and an untimed one (done, otherwise),
+ * device planes (tightly packed where rows allow, else pitched) and pinned
+ * staging taken at first use from the process-wide cache
+ * (gstcvpinnedcache.c) and given back when the slot is freed (stop, caps
+ * change). A frame's upload, operator and download are queued on the
+ * slot's stream; planes in GstCudaMemory of the element's context are
  * used in place, planes in pinned memory (the plugin's by their memory
  * type, others checked with cudaPointerGetAttributes) are copied by DMA
  * straight from/to the buffer,
@@ -38,8 +40,9 @@ typedef struct
   cudaEvent_t last;             /* the one recorded last: ev[3] or done */
   CvPlane d_in[GST_VIDEO_MAX_PLANES];
   CvPlane d_out[GST_VIDEO_MAX_PLANES];
-  guint8 *h_in[GST_VIDEO_MAX_PLANES];   /* pinned staging, lazily */
-  guint8 *h_out[GST_VIDEO_MAX_PLANES];
+  /* pinned staging, from the shared cache at first use */
+  GstCvStagingBlock h_in[GST_VIDEO_MAX_PLANES];
+  GstCvStagingBlock h_out[GST_VIDEO_MAX_PLANES];
   gboolean out_staged;          /* the download went to h_out */
 } CudaSlot;
 
@@ -107,6 +110,20 @@ cuda_ready (GstCudaVisionBase * self, gint device_id)
   (void) cudaGetLastError ();
 }
 
+/* the device's stream priorities (device current); none: 0 and 0 */
+static void
+priority_range (GstCudaVisionBase * self)
+{
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+
+  if (cudaDeviceGetStreamPriorityRange (&priv->prio_least,
+          &priv->prio_greatest) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    priv->prio_least = priv->prio_greatest = 0;
+  }
+  priv->stream_priority_used = -1;
+}
+
 static gboolean
 cuda_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
 {
@@ -143,12 +160,16 @@ cuda_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
       return FALSE;
     }
     err = cudaFree (NULL);      /* the runtime works in it */
+    if (err == cudaSuccess)
+      priority_range (self);
     gst_cv_cuda_context_pop ();
   } else {
     priv->device = device_id < 0 ? 0 : device_id;
     err = cudaSetDevice (priv->device);
     if (err == cudaSuccess)
       err = cudaFree (NULL);    /* create the primary context now */
+    if (err == cudaSuccess)
+      priority_range (self);
   }
   if (err != cudaSuccess) {
     *reason = g_strdup_printf ("CUDA device %d is not usable: %s",
@@ -190,10 +211,8 @@ slot_free_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
       cudaFree (c->d_in[p].data);
     if (c->d_out[p].data)
       cudaFree (c->d_out[p].data);
-    if (c->h_in[p])
-      cudaFreeHost (c->h_in[p]);
-    if (c->h_out[p])
-      cudaFreeHost (c->h_out[p]);
+    gst_cv_pinned_cache_release (&c->h_in[p]);
+    gst_cv_pinned_cache_release (&c->h_out[p]);
   }
   for (i = 0; i < 4; i++)
     if (c->ev[i])
@@ -221,6 +240,28 @@ cuda_slot_free (GstCudaVisionBase * self, GstCvSlot * s)
     cuda_leave (self);
 }
 
+/* stream-priority, read now, as a level the device has (0 .. least -
+ * greatest) and as CUDA's number (least - level: more urgent is more
+ * negative) */
+static int
+stream_priority (GstCudaVisionBase * self)
+{
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+  gint want, level;
+
+  GST_OBJECT_LOCK (self);
+  want = priv->stream_priority;
+  GST_OBJECT_UNLOCK (self);
+  level = MIN (want, priv->prio_least - priv->prio_greatest);
+  if (level != priv->stream_priority_used)
+    GST_INFO_OBJECT (self, "stream-priority %d: level %d of 0..%d (CUDA "
+        "priority %d, device range %d..%d)", want, level,
+        priv->prio_least - priv->prio_greatest, priv->prio_least - level,
+        priv->prio_least, priv->prio_greatest);
+  priv->stream_priority_used = level;
+  return priv->prio_least - level;
+}
+
 static gboolean
 slot_state (GstCudaVisionBase * self, GstCvSlot * s)
 {
@@ -230,8 +271,8 @@ slot_state (GstCudaVisionBase * self, GstCvSlot * s)
   if (s->backend_state)
     return TRUE;
   c = s->backend_state = g_new0 (CudaSlot, 1);
-  if (!CUDA_CHECK (self, cudaStreamCreateWithFlags (&c->stream,
-              cudaStreamNonBlocking)))
+  if (!CUDA_CHECK (self, cudaStreamCreateWithPriority (&c->stream,
+              cudaStreamNonBlocking, stream_priority (self))))
     return FALSE;
   /* an event without timing is the cheaper one to record and wait for */
   if (!CUDA_CHECK (self, cudaEventCreateWithFlags (&c->done,
@@ -331,30 +372,66 @@ frame_is_pinned (GstVideoFrame * frame)
   return TRUE;
 }
 
+/* the slot's staging of n bytes for a plane: from the shared cache at
+ * first use (kept by the slot until it is freed) */
+static guint8 *
+staging (GstCudaVisionBase * self, GstCvStagingBlock * b, gsize n)
+{
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+  gboolean ok;
+
+  if (b->buffer && b->map.size >= n)
+    return b->map.data;
+  gst_cv_pinned_cache_release (b);
+  /* cached blocks outlive the element and its context (which may be one
+   * of nvcodec's, destroyed with its pipeline, and its page-locked memory
+   * with it): they are allocated in the device's primary context, which
+   * the runtime keeps until the process exits */
+  if (priv->ctx) {
+    gst_cv_cuda_context_pop ();
+    (void) cudaSetDevice (priv->device);
+  }
+  ok = gst_cv_pinned_cache_acquire (n, b);
+  (void) cudaGetLastError ();
+  if (priv->ctx && !gst_cv_cuda_context_push (priv->ctx)) {
+    gst_cv_pinned_cache_release (b);
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("CUDA error: the CUDA "
+            "context cannot be made current"), (NULL));
+    return NULL;
+  }
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Could not allocate "
+            "%" G_GSIZE_FORMAT " bytes of pinned host memory", n),
+        ("gst_cv_pinned_cache_acquire failed"));
+    return NULL;
+  }
+  return b->map.data;
+}
+
 /* copy plane p of frame to or from a tightly packed pinned staging area */
 static gboolean
 stage_plane (GstCudaVisionBase * self, GstVideoFrame * frame, guint p,
-    guint8 ** staging, gboolean to_staging)
+    GstCvStagingBlock * b, gboolean to_staging)
 {
   gsize row = gst_cuda_vision_plane_row_bytes (&frame->info, p);
   guint rows = gst_cuda_vision_plane_rows (&frame->info, p), y;
   gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
   guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+  guint8 *st = staging (self, b, row * rows);
 
-  if (!*staging && !CUDA_CHECK (self, cudaHostAlloc ((void **) staging,
-              row * rows, cudaHostAllocPortable)))
+  if (!st)
     return FALSE;
   if (stride == row) {
     if (to_staging)
-      memcpy (*staging, data, row * rows);
+      memcpy (st, data, row * rows);
     else
-      memcpy (data, *staging, row * rows);
+      memcpy (data, st, row * rows);
   } else {
     for (y = 0; y < rows; y++) {
       if (to_staging)
-        memcpy (*staging + y * row, data + y * stride, row);
+        memcpy (st + y * row, data + y * stride, row);
       else
-        memcpy (data + y * stride, *staging + y * row, row);
+        memcpy (data + y * stride, st + y * row, row);
     }
   }
   return TRUE;
@@ -377,13 +454,11 @@ copy_plane (GstCudaVisionBase * self, CudaSlot * c, GstVideoFrame * f,
   } else if (up) {
     if (!stage_plane (self, f, p, &c->h_in[p], TRUE))
       return FALSE;
-    host = c->h_in[p];
+    host = c->h_in[p].map.data;
     hpitch = row;
   } else {
-    if (!c->h_out[p] && !CUDA_CHECK (self, cudaHostAlloc ((void **)
-                &c->h_out[p], row * rows, cudaHostAllocPortable)))
+    if (!(host = staging (self, &c->h_out[p], row * rows)))
       return FALSE;
-    host = c->h_out[p];
     hpitch = row;
   }
   if (up ? !CUDA_CHECK (self, cudaMemcpy2DAsync (c->d_in[p].data,

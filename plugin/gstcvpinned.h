@@ -36,5 +36,42 @@ GstBufferPool *gst_cv_pinned_pool_new (GstCaps * caps,
  * pinned pool of at least min_buffers. Nothing without CUDA. */
 void gst_cv_pinned_propose_allocation (GstQuery * query, guint min_buffers);
 
+/* The process-wide cache of pinned staging blocks (gstcvpinnedcache.c),
+ * shared by every element instance: where a slot of the CUDA backend
+ * stages planes of frames in pageable memory. Blocks come in size classes
+ * (the size asked rounded up to 4, 5, 6, 7 or 8 quarters of the power of
+ * two below it: at most a quarter more; 4 KiB at least), one
+ * GstBufferPool of the pinned allocator per class. */
+typedef struct
+{
+  GstBuffer *buffer;            /* of the class's pool */
+  GstMapInfo map;               /* map.data: the block, 64-byte aligned */
+} GstCvStagingBlock;
+
+/* A block of at least size bytes, mapped for reading and writing until
+ * gst_cv_pinned_cache_release(). FALSE when no pinned memory can be had
+ * (no CUDA driver, size too large). Takes the registry's lock to find the
+ * class's pool, then GstBufferPool's acquire (no lock of ours). */
+gboolean gst_cv_pinned_cache_acquire (gsize size, GstCvStagingBlock * block);
+/* Give the block back to its class (kept idle while the idle blocks of
+ * every class together stay within the limit, freed otherwise); a block
+ * already released or never acquired: nothing. */
+void gst_cv_pinned_cache_release (GstCvStagingBlock * block);
+/* An element instance exists (instance init) / is gone (finalize): when
+ * the last goes, every idle block is freed and blocks still out are freed
+ * when they come back. */
+void gst_cv_pinned_cache_use (void);
+void gst_cv_pinned_cache_unuse (void);
+
+/* For tests and debugging: the class of a size (0: too large), the pool
+ * of that class (a reference; NULL without CUDA), the most bytes of idle
+ * blocks kept (default 256 MiB, or CUDAVISION_PINNED_CACHE_MB; 0 keeps
+ * none), blocks ever allocated, bytes idle now and classes now. */
+gsize gst_cv_pinned_cache_class_size (gsize size);
+GstBufferPool *gst_cv_pinned_cache_pool (gsize size);
+void gst_cv_pinned_cache_set_limit (gsize bytes);
+void gst_cv_pinned_cache_stats (guint * allocs, gsize * idle,
+    guint * n_classes);
+
 G_END_DECLS
 #endif

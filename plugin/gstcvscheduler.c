@@ -166,6 +166,10 @@ add_stats (GstCudaVisionBase * self, GstCvSlot * s, const gdouble ms[3],
         "host-submit-us", G_TYPE_DOUBLE, priv->stats_submit / n,
         "host-wait-us", G_TYPE_DOUBLE, priv->stats_wait / n,
         "host-finish-us", G_TYPE_DOUBLE, priv->stats_finish / n, NULL);
+    /* the level of the element's CUDA streams (stream-priority clamped) */
+    if (priv->stream_priority_used >= 0)
+      gst_structure_set (st, "stream-priority", G_TYPE_INT,
+          priv->stream_priority_used, NULL);
     gst_cv_set_frame_times (self, st, priv->stats_pts, priv->stats_duration);
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self), st));

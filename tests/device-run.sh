@@ -17,10 +17,15 @@
 #                                            nsys is there)
 #   tests/device-run.sh BUILD_DIR streams   (issue #15: 1..64 streams in one
 #                                            process, --repeat 5)
+#   tests/device-run.sh BUILD_DIR priority  (issue #15: 16 streams, stream 0
+#                                            at stream-priority 0 and at the
+#                                            highest level, --repeat 5;
+#                                            stream 0's latency against the
+#                                            others')
 #   tests/device-run.sh BUILD_DIR multigpu  (issue #19: the two-GPU tests,
 #                                            then 32 streams on GPU 0 and on
 #                                            GPUs 0,1, --repeat 5)
-# hostpath, streams and multigpu write MODE.log, MODE.json (one JSON object
+# hostpath, streams, priority and multigpu write MODE.log, MODE.json (one JSON object
 # per case, for tests/bench/plots.py) and MODE-table.txt under $OUT;
 # REPEAT=N changes the 5.
 # Logs go to $OUT when set (the device tool's output folder), else ./out.
@@ -212,6 +217,23 @@ if [ "$what" = streams ]; then
     echo "bench --check --streams 4 -i $input: rc=$rc $(grep -E '^(check|SKIP)' "$out/streams-check-$input.log" | tail -1)"
   done
   run_matrix streams tests/bench/matrix-streams.txt
+fi
+if [ "$what" = priority ]; then
+  run_matrix priority tests/bench/matrix-priority.txt
+  # stream 0 against the others, per case (medians over the runs)
+  python3 - "$out/priority.json" <<'PY' | tee "$out/priority-latency.txt"
+import json, sys
+print("%-28s %5s %5s %22s %22s %10s" % ("case", "prio", "level",
+      "stream 0 p50/p99 ms", "others p50/p99 ms", "fps"))
+for line in open(sys.argv[1]):
+    c = json.loads(line)
+    m = lambda k: c[k]["median"]
+    print("%-28s %5s %5d %22s %22s %10.0f" % (c["label"],
+          "max" if c["priority"] == 2**31 - 1 else c["priority"],
+          c["priority_level"], "%.3f/%.3f" % (m("lat0_p50_ms"), m("lat0_p99_ms")),
+          "%.3f/%.3f" % (m("lat_others_p50_ms"), m("lat_others_p99_ms")),
+          m("fps")))
+PY
 fi
 if [ "$what" = multigpu ]; then
   nvidia-smi -L | tee -a "$out/multigpu.log"

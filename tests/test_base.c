@@ -545,6 +545,68 @@ GST_START_TEST (test_post_stats_final)
 
 GST_END_TEST;
 
+/* stream-priority: an int, 0 by default. On the GPU the level the
+ * element's streams get (posted as stream-priority in cudavision-stats)
+ * is the property clamped to the device's range: 0 for 0, the device's
+ * highest level for anything at or above it, the value itself below it.
+ * The CPU backend posts no level. */
+static gint
+posted_priority (gint want)
+{
+  GstHarness *h = harness_with_depth (1, GST_VIDEO_FORMAT_GRAY8, 32, 8);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  gint level = -1, got;
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "post-stats", TRUE, "stream-priority", want, NULL);
+  g_object_get (h->element, "stream-priority", &got, NULL);
+  fail_unless_equals_int (got, want);
+  fail_unless_equals_int (gst_harness_push (h, step_frame
+          (GST_VIDEO_FORMAT_GRAY8, 32, 8, 1)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  fail_unless (msg != NULL, "no statistics message at EOS");
+  if (!gst_structure_get_int (gst_message_get_structure (msg),
+          "stream-priority", &level))
+    level = -1;
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  return level;
+}
+
+GST_START_TEST (test_stream_priority)
+{
+  GstElement *e = gst_element_factory_make ("cudasobel", NULL);
+  GParamSpecInt *ps = G_PARAM_SPEC_INT (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (e), "stream-priority"));
+  gint v, top;
+
+  fail_unless (ps != NULL);
+  fail_unless_equals_int (ps->default_value, 0);
+  fail_unless_equals_int (ps->minimum, 0);
+  g_object_get (e, "stream-priority", &v, NULL);
+  fail_unless_equals_int (v, 0);
+  gst_object_unref (e);
+
+  top = posted_priority (G_MAXINT);
+  if (!cvtest_backend_is_cuda ()) {
+    fail_unless_equals_int (top, -1);
+    fail_unless_equals_int (posted_priority (0), -1);
+    return;
+  }
+  g_print ("stream-priority: the device's highest level is %d\n", top);
+  fail_unless (top >= 0);
+  fail_unless_equals_int (posted_priority (0), 0);
+  fail_unless_equals_int (posted_priority (1), MIN (1, top));
+  fail_unless_equals_int (posted_priority (top), top);
+  fail_unless_equals_int (posted_priority (top + 1), top);
+}
+
+GST_END_TEST;
+
 /* QoS on by default, as GstVideoFilter: frames already late downstream
  * (running time before the QoS event's earliest time) are dropped, each
  * with a QoS message; later frames are computed. */
@@ -725,6 +787,7 @@ base_suite (void)
   tcase_add_test (tc, test_element_metadata);
   tcase_add_test (tc, test_pad_templates);
   tcase_add_test (tc, test_output_memory);
+  tcase_add_test (tc, test_stream_priority);
   return s;
 }
 

@@ -2,7 +2,12 @@
  * their own: allocation parameters honoured as GStreamer's system memory
  * allocator honours them, video pools of every layout, and the pipeline
  * that crashed (videoscale writing RGBA into pinned pool buffers that
- * started 63 bytes into their block).
+ * started 63 bytes into their block). Then the process-wide cache of
+ * pinned staging blocks the elements share (plugin/gstcvpinnedcache.c):
+ * size classes, reuse between users, the bound on idle memory, blocks out
+ * when the last user goes, and several threads at once. Run with the
+ * leaks tracer (tests/meson.build): an object left alive at gst_deinit()
+ * fails the program.
  *
  * Built twice: test_pinned (cpu suite) links a stand-in for cudaHostAlloc
  * (fake-cudart.c) that places blocks at chosen alignments and checks
@@ -370,6 +375,288 @@ GST_START_TEST (test_videoscale_into_pinned)
 
 GST_END_TEST;
 
+/* the cache's blocks are all freed (no user left) */
+static void
+check_cache_empty (void)
+{
+  gsize idle;
+  guint n_classes;
+
+  gst_cv_pinned_cache_stats (NULL, &idle, &n_classes);
+  fail_unless_equals_uint64 (idle, 0);
+  fail_unless_equals_int (n_classes, 0);
+#ifdef CVTEST_FAKE_CUDART
+  fail_unless_equals_int (fake_cudart_outstanding (), 0);
+#endif
+}
+
+static guint
+cache_allocs (void)
+{
+  guint n;
+
+  gst_cv_pinned_cache_stats (&n, NULL, NULL);
+  return n;
+}
+
+/* the planes of one element's slots: 1080p NV12 (Y and UV), pipeline
+ * depth 2, input and output staging */
+static const gsize nv12_planes[] = { 1920 * 1080, 1920 * 540 };
+
+#define SLOT_BLOCKS 8
+
+static void
+take_slots (GstCvStagingBlock * b, const gsize * planes, guint n_planes)
+{
+  guint i;
+
+  for (i = 0; i < SLOT_BLOCKS; i++) {
+    gsize want = planes[i % n_planes];
+
+    fail_unless (gst_cv_pinned_cache_acquire (want, &b[i]));
+    fail_unless (b[i].map.size >= want);
+    fail_unless (((guintptr) b[i].map.data & 63) == 0);
+    check_inside_block (b[i].map.data, b[i].map.size);
+    memset (b[i].map.data, 0x40 + i, want);
+  }
+}
+
+static void
+give_slots (GstCvStagingBlock * b)
+{
+  guint i;
+
+  for (i = 0; i < SLOT_BLOCKS; i++) {
+    gst_cv_pinned_cache_release (&b[i]);
+    fail_unless (b[i].buffer == NULL);
+  }
+}
+
+static gint
+cmp_ptr (gconstpointer a, gconstpointer b)
+{
+  guintptr x = *(const guintptr *) a, y = *(const guintptr *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* sorted addresses of the blocks */
+static void
+block_set (const GstCvStagingBlock * b, guintptr * set)
+{
+  guint i;
+
+  for (i = 0; i < SLOT_BLOCKS; i++)
+    set[i] = (guintptr) b[i].map.data;
+  qsort (set, SLOT_BLOCKS, sizeof (guintptr), cmp_ptr);
+}
+
+/* size classes: at least the size, at most a quarter more (4 KiB at
+ * least), growing with the size; one pool per class */
+GST_START_TEST (test_cache_classes)
+{
+  gsize size, prev = 0;
+  GstBufferPool *a, *b, *c;
+  guint n_classes;
+
+  gst_cv_pinned_cache_use ();
+  for (size = 1; size < ((gsize) 1 << 31); size += size / 7 + 1) {
+    gsize c = gst_cv_pinned_cache_class_size (size);
+
+    fail_unless (c >= size && c >= 4096, "%" G_GSIZE_FORMAT " -> %"
+        G_GSIZE_FORMAT, size, c);
+    fail_unless (size <= 4096 || c - size <= size / 4, "%" G_GSIZE_FORMAT
+        " -> %" G_GSIZE_FORMAT, size, c);
+    fail_unless (c >= prev);
+    fail_unless (gst_cv_pinned_cache_class_size (c) == c);
+    prev = c;
+  }
+  fail_unless (gst_cv_pinned_cache_class_size (G_MAXSIZE / 2) == 0);
+  /* 1080p GRAY8 (2 073 600 bytes) and a slightly larger plane share a
+   * class; 1080p RGBA is another */
+  a = gst_cv_pinned_cache_pool (1920 * 1080);
+  b = gst_cv_pinned_cache_pool (1920 * 1080 + 4096);
+  c = gst_cv_pinned_cache_pool (1920 * 1080 * 4);
+  fail_unless (a != NULL && c != NULL);
+  fail_unless (a == b);
+  fail_unless (a != c);
+  gst_cv_pinned_cache_stats (NULL, NULL, &n_classes);
+  fail_unless_equals_int (n_classes, 2);
+  gst_object_unref (a);
+  gst_object_unref (b);
+  gst_object_unref (c);
+  gst_cv_pinned_cache_unuse ();
+  check_cache_empty ();
+}
+
+GST_END_TEST;
+
+/* Two users (two elements) of the same frame size, one after the other:
+ * the second gets the first's blocks, no new host allocation; a third of
+ * another size allocates its own */
+GST_START_TEST (test_cache_reuse)
+{
+  GstCvStagingBlock a[SLOT_BLOCKS], b[SLOT_BLOCKS], c[SLOT_BLOCKS];
+  guintptr set_a[SLOT_BLOCKS], set_b[SLOT_BLOCKS];
+  const gsize uhd_rgba[] = { 3840 * 2160 * 4 };
+  guint allocs0, allocs1, i;
+  gsize idle;
+
+  gst_cv_pinned_cache_use ();   /* element A */
+  gst_cv_pinned_cache_use ();   /* element B */
+  allocs0 = cache_allocs ();
+  take_slots (a, nv12_planes, 2);
+  allocs1 = cache_allocs ();
+  fail_unless_equals_int (allocs1 - allocs0, SLOT_BLOCKS);
+  block_set (a, set_a);
+  give_slots (a);               /* A stops */
+  gst_cv_pinned_cache_stats (NULL, &idle, NULL);
+  fail_unless_equals_uint64 (idle, 4 * gst_cv_pinned_cache_class_size
+      (nv12_planes[0]) + 4 * gst_cv_pinned_cache_class_size (nv12_planes[1]));
+  take_slots (b, nv12_planes, 2);       /* B starts */
+  fail_unless_equals_int (cache_allocs (), allocs1);
+  block_set (b, set_b);
+  for (i = 0; i < SLOT_BLOCKS; i++)
+    fail_unless (set_a[i] == set_b[i], "block %u: %p is not one of A's", i,
+        (gpointer) set_b[i]);
+  gst_cv_pinned_cache_stats (NULL, &idle, NULL);
+  fail_unless_equals_uint64 (idle, 0);
+  /* another size: its own blocks, while B holds its own */
+  take_slots (c, uhd_rgba, 1);
+  fail_unless_equals_int (cache_allocs () - allocs1, SLOT_BLOCKS);
+  give_slots (c);
+  give_slots (b);
+  gst_cv_pinned_cache_unuse ();
+  gst_cv_pinned_cache_unuse ();
+  check_cache_empty ();
+}
+
+GST_END_TEST;
+
+/* idle blocks beyond the limit are freed when they come back */
+GST_START_TEST (test_cache_limit)
+{
+  GstCvStagingBlock b[SLOT_BLOCKS];
+  const gsize one[] = { 100000 };
+  gsize cls = gst_cv_pinned_cache_class_size (one[0]), idle;
+  guint allocs0;
+
+  gst_cv_pinned_cache_use ();
+  gst_cv_pinned_cache_set_limit (3 * cls + cls / 2);
+  allocs0 = cache_allocs ();
+  take_slots (b, one, 1);
+  give_slots (b);
+  gst_cv_pinned_cache_stats (NULL, &idle, NULL);
+  fail_unless_equals_uint64 (idle, 3 * cls);
+#ifdef CVTEST_FAKE_CUDART
+  fail_unless_equals_int (fake_cudart_outstanding (), 3);
+#endif
+  /* three come from the cache, the others are new */
+  take_slots (b, one, 1);
+  fail_unless_equals_int (cache_allocs () - allocs0, 2 * SLOT_BLOCKS - 3);
+  give_slots (b);
+  /* limit 0: nothing kept (those taken from the cache freed too) */
+  gst_cv_pinned_cache_set_limit (0);
+  take_slots (b, one, 1);
+  give_slots (b);
+  gst_cv_pinned_cache_stats (NULL, &idle, NULL);
+  fail_unless_equals_uint64 (idle, 0);
+#ifdef CVTEST_FAKE_CUDART
+  fail_unless_equals_int (fake_cudart_outstanding (), 0);
+#endif
+  gst_cv_pinned_cache_set_limit ((gsize) 256 << 20);
+  gst_cv_pinned_cache_unuse ();
+  check_cache_empty ();
+}
+
+GST_END_TEST;
+
+/* the last user goes while a block is out: the block stays usable and is
+ * freed when it comes back; a new user gets a new pool */
+GST_START_TEST (test_cache_block_out_at_clear)
+{
+  GstCvStagingBlock b;
+  GstBufferPool *before, *after;
+
+  gst_cv_pinned_cache_use ();
+  before = gst_cv_pinned_cache_pool (5000);
+  fail_unless (gst_cv_pinned_cache_acquire (5000, &b));
+  gst_cv_pinned_cache_unuse ();
+  memset (b.map.data, 0x7f, 5000);
+  gst_cv_pinned_cache_use ();
+  after = gst_cv_pinned_cache_pool (5000);
+  fail_unless (after != before);
+  gst_object_unref (after);
+  gst_cv_pinned_cache_unuse ();
+  gst_object_unref (before);
+  gst_cv_pinned_cache_release (&b);
+  check_cache_empty ();
+}
+
+GST_END_TEST;
+
+#define N_THREADS 8
+#define ITERATIONS 300
+
+static const gsize thread_sizes[] = { 4096, 70000, 1920 * 1080 };
+
+/* each thread: take a block, fill it with its own pattern, let the others
+ * run, check the pattern is intact (no block is given to two users at
+ * once), give it back */
+static gpointer
+cache_thread (gpointer data)
+{
+  guint id = GPOINTER_TO_UINT (data), i;
+  GRand *r = g_rand_new_with_seed (id);
+
+  gst_cv_pinned_cache_use ();
+  for (i = 0; i < ITERATIONS; i++) {
+    gsize n = thread_sizes[g_rand_int_range (r, 0,
+            G_N_ELEMENTS (thread_sizes))], k;
+    GstCvStagingBlock b;
+    guint8 v = (guint8) (id * 31 + i);
+
+    if (!gst_cv_pinned_cache_acquire (n, &b))
+      g_error ("thread %u: no block of %" G_GSIZE_FORMAT " bytes", id, n);
+    memset (b.map.data, v, n);
+    g_thread_yield ();
+    for (k = 0; k < n; k += 997)
+      if (b.map.data[k] != v)
+        g_error ("thread %u: block %p shared", id, b.map.data);
+    if (b.map.data[n - 1] != v)
+      g_error ("thread %u: block %p shared", id, b.map.data);
+    gst_cv_pinned_cache_release (&b);
+  }
+  gst_cv_pinned_cache_unuse ();
+  g_rand_free (r);
+  return NULL;
+}
+
+GST_START_TEST (test_cache_threads)
+{
+  GThread *t[N_THREADS];
+  guint i, allocs0 = cache_allocs (), used;
+  gsize idle;
+
+  gst_cv_pinned_cache_use ();   /* keeps the cache over the threads */
+  for (i = 0; i < N_THREADS; i++)
+    t[i] = g_thread_new ("cache", cache_thread, GUINT_TO_POINTER (i));
+  for (i = 0; i < N_THREADS; i++)
+    g_thread_join (t[i]);
+  /* at most one block per thread and class was ever needed at once */
+  used = cache_allocs () - allocs0;
+  fail_unless (used >= 1 && used <= N_THREADS * G_N_ELEMENTS (thread_sizes),
+      "%u blocks allocated", used);
+  gst_cv_pinned_cache_stats (NULL, &idle, NULL);
+  fail_unless (idle > 0 && idle <= (gsize) 256 << 20);
+#ifdef CVTEST_FAKE_CUDART
+  fail_unless_equals_int (fake_cudart_outstanding (), used);
+#endif
+  gst_cv_pinned_cache_unuse ();
+  check_cache_empty ();
+}
+
+GST_END_TEST;
+
 static Suite *
 pinned_suite (void)
 {
@@ -382,6 +669,11 @@ pinned_suite (void)
   tcase_add_test (tc, test_overflow);
   tcase_add_test (tc, test_pool);
   tcase_add_test (tc, test_videoscale_into_pinned);
+  tcase_add_test (tc, test_cache_classes);
+  tcase_add_test (tc, test_cache_reuse);
+  tcase_add_test (tc, test_cache_limit);
+  tcase_add_test (tc, test_cache_block_out_at_clear);
+  tcase_add_test (tc, test_cache_threads);
   return s;
 }
 
@@ -408,5 +700,8 @@ main (int argc, char **argv)
   srunner_run_all (sr, CK_NORMAL);
   nf = srunner_ntests_failed (sr);
   srunner_free (sr);
+  /* gst-check deinitialises GStreamer at exit: the leaks tracer
+   * (GST_TRACERS=leaks) then warns about objects still alive, which
+   * gst-check makes fatal */
   return nf == 0 ? 0 : 1;
 }

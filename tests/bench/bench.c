@@ -8,7 +8,10 @@
  * runs, with their min and max).
  *
  * Prints frames/s (aggregate, and min / median / max over the streams), the
- * element's mean and p99 latency (sink pad in -> src pad out, wall clock),
+ * element's mean and p99 latency (sink pad in -> src pad out, wall clock;
+ * with several streams also p50 and p99 of stream 0 and of the others
+ * together, and of each stream: --priority N raises stream 0's
+ * stream-priority to show what it buys under the others' load),
  * the element's own per-stage GPU timings (upload, kernel, download from
  * CUDA events) and host-side times (submit, wait, finish, via its
  * post-stats messages), the process CPU time per frame (getrusage), the
@@ -58,7 +61,8 @@
 typedef struct
 {
   gchar *element, *props, *format, *backend, *input, *devices_arg;
-  gchar *wait_mode, *json, *label;
+  gchar *wait_mode, *json, *label, *priority_arg;
+  gint priority;                /* stream 0's stream-priority, -1: not set */
   gint width, height, depth, frames, warmup, streams, repeat;
   gdouble seconds;
   gboolean no_floor, no_stats, check;
@@ -75,6 +79,8 @@ typedef struct
   gdouble up, ker, down;        /* sums of per-frame ms */
   guint host_frames;
   gdouble submit, wait, finish; /* sums of per-frame us */
+  gint priority;                /* the element's stream-priority level as
+                                 * it posts it, -1: none posted */
 } Stats;
 
 /* one pipeline */
@@ -108,6 +114,11 @@ typedef struct
   gdouble *stream_fps;          /* per stream */
   gdouble dev_fps[MAX_DEV];     /* per device (index into Opts.devices) */
   gdouble lat_mean, lat_p99;    /* ms, over all streams */
+  gdouble *stream_p50, *stream_p99;     /* ms, per stream */
+  gdouble lat0_p50, lat0_p99;   /* ms, stream 0 */
+  gdouble lat_others_p50, lat_others_p99;       /* ms, streams 1.., pooled;
+                                                 * -1 with one stream */
+  gint priority0;               /* stream 0's stream-priority level, -1 */
   gdouble up, ker, down;        /* ms per frame, element's statistics */
   gdouble submit, wait, finish; /* us per frame, host side */
   gdouble cpu_us;               /* process CPU time per frame */
@@ -209,6 +220,7 @@ bus_sync (G_GNUC_UNUSED GstBus * bus, GstMessage * m, gpointer user_data)
     const GstStructure *s = gst_message_get_structure (m);
     guint f;
     gdouble u = 0, k = 0, d = 0, hs = 0, hw = 0, hf = 0;
+    gint prio;
     if (gst_structure_has_name (s, "cudavision-stats")
         && gst_structure_get_uint (s, "frames", &f)) {
       gboolean host = gst_structure_get_double (s, "host-submit-us", &hs);
@@ -218,6 +230,8 @@ bus_sync (G_GNUC_UNUSED GstBus * bus, GstMessage * m, gpointer user_data)
       gst_structure_get_double (s, "host-wait-us", &hw);
       gst_structure_get_double (s, "host-finish-us", &hf);
       g_mutex_lock (&st->lock);
+      if (gst_structure_get_int (s, "stream-priority", &prio))
+        st->priority = prio;
       st->frames += f;
       st->up += u * f;
       st->ker += k * f;
@@ -253,6 +267,26 @@ mmm (gdouble * v, guint n, gdouble out[3])
   out[0] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
   out[1] = v[0];
   out[2] = v[n - 1];
+}
+
+/* the q-quantile of n sorted values (the value at floor (q (n - 1))), -1
+ * for none */
+static gdouble
+quantile (const gdouble * v, guint n, gdouble q)
+{
+  return n ? v[(guint) floor (q * (n - 1))] : -1;
+}
+
+/* p50 and p99 of stream i's latencies after its warm-up (ms) */
+static guint
+stream_latencies (const Opts * o, const Stream * t, gdouble * out)
+{
+  guint w = MIN ((guint) o->warmup, t->pushed / 4), k, n = 0;
+
+  for (k = w; k < t->pushed && k < t->cap; k++)
+    if (t->t_out[k] && t->t_in[k])
+      out[n++] = (t->t_out[k] - t->t_in[k]) / 1000.0;
+  return n;
 }
 
 static gboolean
@@ -327,6 +361,14 @@ stream_new (const Opts * o, guint idx, gint device, GstCaps * caps,
       !o->no_stats, NULL);
   if (o->set_device)
     g_object_set (t->el, "device-id", device, NULL);
+  if (o->priority >= 0) {
+    if (!element_has_property (t->el, "stream-priority")) {
+      g_printerr ("%s has no stream-priority property\n", o->element);
+      exit (2);
+    }
+    /* stream 0 at --priority, the others at the default */
+    g_object_set (t->el, "stream-priority", idx == 0 ? o->priority : 0, NULL);
+  }
   if (o->wait_mode) {
     if (!element_has_property (t->el, "wait-mode")) {
       g_printerr ("%s has no wait-mode property\n", o->element);
@@ -356,6 +398,7 @@ stream_new (const Opts * o, guint idx, gint device, GstCaps * caps,
   gst_object_unref (p);
   t->checksum = 14695981039346656037ull;
   g_mutex_init (&t->st.lock);
+  t->st.priority = -1;
   t->bus = gst_element_get_bus (t->pipe);
   gst_bus_set_sync_handler (t->bus, bus_sync, &t->st, NULL);
   return t;
@@ -435,6 +478,8 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
 
   memset (r, 0, sizeof (*r));
   r->stream_fps = g_new0 (gdouble, n_streams);
+  r->stream_p50 = g_new0 (gdouble, n_streams);
+  r->stream_p99 = g_new0 (gdouble, n_streams);
 
 #ifdef HAVE_CUDA
   /* the floor in the same run, before it (the element then runs on a warm
@@ -626,6 +671,29 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
       r->lat_mean = sum / n_lat;
       r->lat_p99 = lat[(guint) floor (0.99 * (n_lat - 1))];
     }
+    /* per stream, then stream 0 against the others pooled (lat reused:
+     * stream 0's first, the others' after them) */
+    {
+      guint n0 = 0, n_oth = 0;
+
+      for (i = 0; i < n_streams; i++) {
+        guint n = stream_latencies (o, s[i], lat + n0 + n_oth);
+
+        qsort (lat + n0 + n_oth, n, sizeof (gdouble), cmp_double);
+        r->stream_p50[i] = quantile (lat + n0 + n_oth, n, 0.5);
+        r->stream_p99[i] = quantile (lat + n0 + n_oth, n, 0.99);
+        if (i == 0)
+          n0 = n;
+        else
+          n_oth += n;
+      }
+      r->lat0_p50 = r->stream_p50[0];
+      r->lat0_p99 = r->stream_p99[0];
+      qsort (lat + n0, n_oth, sizeof (gdouble), cmp_double);
+      r->lat_others_p50 = quantile (lat + n0, n_oth, 0.5);
+      r->lat_others_p99 = quantile (lat + n0, n_oth, 0.99);
+      r->priority0 = s[0]->st.priority;
+    }
     r->up = all.frames ? all.up / all.frames : -1;
     r->ker = all.frames ? all.ker / all.frames : -1;
     r->down = all.frames ? all.down / all.frames : -1;
@@ -687,6 +755,7 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   gdouble *v = g_new (gdouble, MAX (n_runs * o->streams, 1));
   gdouble fps[3], smin[3], smed[3], smax[3], lm[3], lp[3], up[3], ker[3],
       down[3], sub[3], wai[3], fin[3], cpu[3], fl[3] = { -1, -1, -1 },
+      l0p50[3], l0p99[3], lop50[3], lop99[3], *sp50, *sp99,
       share[3] = { -1, -1, -1 }, dev[MAX_DEV][3], nv[MAX_DEV][3],
       kb[MAX_DEV][3];
   RunResult *r0 = &runs[0];
@@ -708,6 +777,21 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   RUNS_MMM (wait, wai);
   RUNS_MMM (finish, fin);
   RUNS_MMM (cpu_us, cpu);
+  RUNS_MMM (lat0_p50, l0p50);
+  RUNS_MMM (lat0_p99, l0p99);
+  RUNS_MMM (lat_others_p50, lop50);
+  RUNS_MMM (lat_others_p99, lop99);
+  /* each stream's p50 and p99: the medians over the runs */
+  sp50 = g_new (gdouble, o->streams);
+  sp99 = g_new (gdouble, o->streams);
+  for (i = 0; i < (guint) o->streams; i++) {
+    gdouble m[3];
+
+    RUNS_MMM (stream_p50[i], m);
+    sp50[i] = m[0];
+    RUNS_MMM (stream_p99[i], m);
+    sp99[i] = m[0];
+  }
   for (d = 0; d < o->n_devices; d++) {
     RUNS_MMM (dev_fps[d], dev[d]);
     RUNS_MMM (nvml[d], nv[d]);
@@ -783,6 +867,12 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   }
   ROW ("latency mean (ms)", lm, ".3f");
   ROW ("latency p99 (ms)", lp, ".3f");
+  if (o->streams > 1) {
+    ROW ("stream 0 latency p50 (ms)", l0p50, ".3f");
+    ROW ("stream 0 latency p99 (ms)", l0p99, ".3f");
+    ROW ("others latency p50 (ms)", lop50, ".3f");
+    ROW ("others latency p99 (ms)", lop99, ".3f");
+  }
   ROW ("upload (ms)", up, ".4f");
   ROW ("kernel (ms)", ker, ".4f");
   ROW ("download (ms)", down, ".4f");
@@ -806,6 +896,16 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
       lm[0], lp[0]);
   g_print ("cpu          %.1f us process CPU time per frame (getrusage, all "
       "threads, all streams)\n", cpu[0]);
+  if (o->streams > 1) {
+    g_print ("by stream    latency p50/p99 ms (median over runs):");
+    for (i = 0; i < (guint) o->streams; i++)
+      g_print (" %u: %.3f/%.3f", i, sp50[i], sp99[i]);
+    g_print ("\n");
+  }
+  if (o->priority >= 0)
+    g_print ("priority     stream 0: stream-priority %d, level %d as the "
+        "element posts it (-1: not posted: CPU backend or --no-stats); "
+        "others 0\n", o->priority, r0->priority0);
   if (ker[0] >= 0 && cuda_mem && o->streams == 1) {
     gdouble per = 1e6 / fps[0];
     if (o->depth == 1)
@@ -844,9 +944,12 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   g_print ("RESULT element=%s format=%s size=%dx%d backend=%s depth=%d "
       "input=%s streams=%d devices=%s repeat=%u fps=%.1f fps_min=%.1f "
       "fps_max=%.1f lat_mean_ms=%.3f lat_p99_ms=%.3f kernel_ms=%.4f "
-      "cpu_us=%.1f pcie_share=%.1f\n", o->element, o->format, o->width,
+      "cpu_us=%.1f pcie_share=%.1f priority=%d priority_level=%d "
+      "lat0_p50_ms=%.3f lat0_p99_ms=%.3f lat_others_p50_ms=%.3f "
+      "lat_others_p99_ms=%.3f\n", o->element, o->format, o->width,
       o->height, r0->active, o->depth, input, o->streams, devs->str, n_runs,
-      fps[0], fps[1], fps[2], lm[0], lp[0], ker[0], cpu[0], share[0]);
+      fps[0], fps[1], fps[2], lm[0], lp[0], ker[0], cpu[0], share[0],
+      o->priority, r0->priority0, l0p50[0], l0p99[0], lop50[0], lop99[0]);
 
   if (o->json) {
     GString *j = g_string_new ("{");
@@ -906,7 +1009,22 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     json_mmm (j, "lat_mean_ms", lm);
     g_string_append (j, ", ");
     json_mmm (j, "lat_p99_ms", lp);
+    g_string_append_printf (j, ", \"priority\": %d, \"priority_level\": %d, ",
+        o->priority, r0->priority0);
+    json_mmm (j, "lat0_p50_ms", l0p50);
     g_string_append (j, ", ");
+    json_mmm (j, "lat0_p99_ms", l0p99);
+    g_string_append (j, ", ");
+    json_mmm (j, "lat_others_p50_ms", lop50);
+    g_string_append (j, ", ");
+    json_mmm (j, "lat_others_p99_ms", lop99);
+    g_string_append (j, ", \"stream_lat_p50_ms\": [");
+    for (i = 0; i < (guint) o->streams; i++)
+      g_string_append_printf (j, "%s%.6g", i ? ", " : "", sp50[i]);
+    g_string_append (j, "], \"stream_lat_p99_ms\": [");
+    for (i = 0; i < (guint) o->streams; i++)
+      g_string_append_printf (j, "%s%.6g", i ? ", " : "", sp99[i]);
+    g_string_append (j, "], ");
     json_mmm (j, "upload_ms", up);
     g_string_append (j, ", ");
     json_mmm (j, "kernel_ms", ker);
@@ -944,8 +1062,12 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   }
   for (i = 0; i < n_runs; i++) {
     g_free (runs[i].stream_fps);
+    g_free (runs[i].stream_p50);
+    g_free (runs[i].stream_p99);
     g_free (runs[i].active);
   }
+  g_free (sp50);
+  g_free (sp99);
   g_string_free (devs, TRUE);
   g_free (v);
 }
@@ -1005,6 +1127,7 @@ opts_clear (Opts * o)
   g_free (o->wait_mode);
   g_free (o->json);
   g_free (o->label);
+  g_free (o->priority_arg);
 }
 
 static gboolean
@@ -1088,6 +1211,11 @@ main (int argc, char **argv)
     {"wait-mode", 0, 0, G_OPTION_ARG_STRING, &o.wait_mode,
         "The element's wait-mode: block, spin or spin-then-block (the "
           "element's default)", "MODE"},
+    {"priority", 0, 0, G_OPTION_ARG_STRING, &o.priority_arg,
+        "stream-priority of stream 0's element: N >= 0 or 'max' (the "
+          "element clamps it to the device's highest level); the other "
+          "streams' at 0. The report then has stream 0's latency p50 / p99 "
+          "beside the others' (default: the property left alone)", "N"},
     {"no-stats", 0, 0, G_OPTION_ARG_NONE, &o.no_stats,
         "post-stats=false: no CUDA-event timings (no kernel/stage figures), "
           "to measure what the timing costs", NULL},
@@ -1148,14 +1276,33 @@ main (int argc, char **argv)
   if (!parse_devices (&o)) {
     g_printerr ("--devices: a comma-separated list of distinct device "
         "ordinals, e.g. 0,1\n");
+    opts_clear (&o);
     return 2;
   }
   if (o.streams < 1 || o.streams > 1024 || o.repeat < 1 || o.repeat > 100) {
     g_printerr ("--streams 1..1024, --repeat 1..100\n");
+    opts_clear (&o);
     return 2;
+  }
+  o.priority = -1;
+  if (o.priority_arg) {
+    gchar *end;
+    gint64 v = g_ascii_strtoll (o.priority_arg, &end, 10);
+
+    if (g_str_equal (o.priority_arg, "max"))
+      o.priority = G_MAXINT;
+    else if (*o.priority_arg && !*end && v >= 0 && v <= G_MAXINT)
+      o.priority = (gint) v;
+    else {
+      g_printerr ("--priority: a number >= 0 or 'max', not '%s'\n",
+          o.priority_arg);
+      opts_clear (&o);
+      return 2;
+    }
   }
   if (o.check && o.frames <= 0) {
     g_printerr ("--check needs --frames\n");
+    opts_clear (&o);
     return 2;
   }
 
@@ -1330,6 +1477,8 @@ main (int argc, char **argv)
     g_print ("check: single-stream run: %u frames, checksum %016"
         G_GINT64_MODIFIER "x\n", (guint) o.frames, ref);
     g_free (r.stream_fps);
+    g_free (r.stream_p50);
+    g_free (r.stream_p99);
     g_free (r.active);
   }
   runs = g_new0 (RunResult, o.repeat);
