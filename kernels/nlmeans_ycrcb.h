@@ -37,8 +37,7 @@ cv_ycc_sat (int v)
 
 /* r, g, b -> y, cr, cb */
 CV_YCC_FN void
-cv_rgb_to_ycrcb (int r, int g, int b, uint8_t * y, uint8_t * cr,
-    uint8_t * cb)
+cv_rgb_to_ycrcb (int r, int g, int b, uint8_t * y, uint8_t * cr, uint8_t * cb)
 {
   const int Y = (r * 4899 + g * 9617 + b * 1868 + (1 << 13)) >> 14;
 
@@ -51,8 +50,7 @@ cv_rgb_to_ycrcb (int r, int g, int b, uint8_t * y, uint8_t * cr,
 
 /* y, cr, cb -> r, g, b */
 CV_YCC_FN void
-cv_ycrcb_to_rgb (int y, int cr, int cb, uint8_t * r, uint8_t * g,
-    uint8_t * b)
+cv_ycrcb_to_rgb (int y, int cr, int cb, uint8_t * r, uint8_t * g, uint8_t * b)
 {
   cr -= 128;
   cb -= 128;

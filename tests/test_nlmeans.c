@@ -657,8 +657,7 @@ run_stream (const gchar * backend, const GstVideoInfo * info,
     GstBuffer ** in, guint n, const Params * p, guint tw, gdouble hc,
     guint depth)
 {
-  return run_stream_mode (backend, info, in, n, p, tw, hc, depth,
-      "joint-rgb");
+  return run_stream_mode (backend, info, in, n, p, tw, hc, depth, "joint-rgb");
 }
 
 static void
@@ -1188,8 +1187,7 @@ GST_START_TEST (test_ycrcb_temporal_reference)
     for (k = 0; k < c->n; k++)
       src[k] = unpack (in[k], &info, &C);
     for (k = 0; k < c->n; k++) {
-      const int rr = MIN (MIN ((int) c->tw / 2, (int) k), (int) (c->n - 1 -
-              k));
+      const int rr = MIN (MIN ((int) c->tw / 2, (int) k), (int) (c->n - 1 - k));
       guint8 *ref = ref_ycrcb_multi (src + k - rr, 2 * rr + 1, rr, c->w,
           c->h, &c->p, hc);
       guint8 *got = unpack (out[k], &info, &C);
@@ -1252,8 +1250,7 @@ GST_START_TEST (test_ycrcb_round_trip_and_joint)
 
     /* temporal: each frame converted once when it enters the window */
     frames = similar_frames (&info, 4, 60 + f);
-    outs = run_stream_mode (NULL, &info, frames, 4, &tiny, 3, 0.0, 2,
-        "ycrcb");
+    outs = run_stream_mode (NULL, &info, frames, 4, &tiny, 3, 0.0, 2, "ycrcb");
     for (i = 0; i < 4; i++) {
       guint8 *fs = unpack (frames[i], &info, &C);
       got = unpack (outs[i], &info, &C);
@@ -1333,8 +1330,7 @@ GST_START_TEST (test_rgb_mode_property)
       "GstCudaNlMeansRgbMode");
   fail_unless_equals_int (ec->n_values, 2);
   g_object_get (e, "rgb-mode", &mode, NULL);
-  fail_unless_equals_string (g_enum_get_value (ec, mode)->value_nick,
-      "ycrcb");
+  fail_unless_equals_string (g_enum_get_value (ec, mode)->value_nick, "ycrcb");
   fail_unless_equals_int (G_PARAM_SPEC_ENUM (spec)->default_value, mode);
   gst_util_set_object_arg (G_OBJECT (e), "rgb-mode", "joint-rgb");
   g_object_get (e, "rgb-mode", &mode, NULL);
@@ -1347,8 +1343,7 @@ GST_START_TEST (test_rgb_mode_property)
       "joint-rgb");
   gst_util_set_object_arg (G_OBJECT (e), "rgb-mode", "ycrcb");
   g_object_get (e, "rgb-mode", &mode, NULL);
-  fail_unless_equals_string (g_enum_get_value (ec, mode)->value_nick,
-      "ycrcb");
+  fail_unless_equals_string (g_enum_get_value (ec, mode)->value_nick, "ycrcb");
   gst_object_unref (e);
 
   /* nothing set = ycrcb */
