@@ -173,6 +173,9 @@ gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
       CV_NLMEANS_RGB_YCRCB : CV_NLMEANS_RGB_JOINT;
   GST_OBJECT_UNLOCK (self);
   self->ycrcb = self->colour && info->rgb_mode == CV_NLMEANS_RGB_YCRCB;
+  if (self->colour)
+    GST_DEBUG_OBJECT (self, "RGB denoised %s", self->ycrcb ? "as YCrCb (Y "
+        "with h, Cr and Cb with h-color)" : "jointly (R, G, B with h)");
   g_clear_pointer (&self->history, cv_nlmeans_history_free);
   if (self->window > 1) {
     self->history = cv_nlmeans_history_new ();
