@@ -27,6 +27,7 @@
  */
 #include "cpu-internal.h"
 #include "nlmeans_common.h"
+#include "nlmeans_ycrcb.h"
 #include "cvop-internal.h"
 #include "cvcpu.h"
 
@@ -412,6 +413,113 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   return status;
 }
 
+/* ---- rgb-mode ycrcb (cvnlmeans.h) ----
+ * A frame converted once (kernels/nlmeans_ycrcb.h) is a 4-byte plane of the
+ * frame's size: Y, Cr, Cb, and the alpha / padding byte of a 4-byte pixel
+ * (0 for 3-byte pixels). */
+
+/* the alpha / padding byte of a 4-byte layout */
+static int
+alpha_offset (CvLumaLayout l)
+{
+  return 6 - l.r - l.g - l.b;
+}
+
+/* packed RGB src (layout l) -> the converted 4-byte plane dst */
+static void
+ycrcb_convert (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
+    const CvExec * exec)
+{
+  const int a = l.bpp == 4 ? alpha_offset (l) : -1;
+
+#pragma omp parallel for schedule(static) num_threads (CV_OMP_THREADS (exec))
+  for (int y = 0; y < src->height; y++) {
+    const uint8_t *s = src->data + (size_t) y * src->stride;
+    uint8_t *d = dst->data + (size_t) y * dst->stride;
+    for (int x = 0; x < src->width; x++, s += l.bpp, d += 4) {
+      cv_rgb_to_ycrcb (s[l.r], s[l.g], s[l.b], &d[0], &d[1], &d[2]);
+      d[3] = a >= 0 ? s[a] : 0;
+    }
+  }
+}
+
+/* back to packed RGB (layout l) into out: Y from den, Cr and Cb from den
+ * (chroma denoised) or from orig (kept), the alpha / padding byte from
+ * orig (the converted centre frame) */
+static void
+ycrcb_back (const CvPlane * den, const CvPlane * orig, int keep_chroma,
+    CvLumaLayout l, CvPlane * out, const CvExec * exec)
+{
+  const int a = l.bpp == 4 ? alpha_offset (l) : -1;
+
+#pragma omp parallel for schedule(static) num_threads (CV_OMP_THREADS (exec))
+  for (int y = 0; y < out->height; y++) {
+    const uint8_t *dn = den->data + (size_t) y * den->stride;
+    const uint8_t *o = orig->data + (size_t) y * orig->stride;
+    const uint8_t *c = keep_chroma ? o : dn;
+    uint8_t *d = out->data + (size_t) y * out->stride;
+    for (int x = 0; x < out->width; x++, d += l.bpp) {
+      const size_t i = (size_t) x * 4;
+      cv_ycrcb_to_rgb (dn[i], c[i + 1], c[i + 2], &d[l.r], &d[l.g], &d[l.b]);
+      if (a >= 0)
+        d[a] = o[i + 3];
+    }
+  }
+}
+
+/* the pass of components k0 .. k0 + nch - 1 of converted frames into tmp */
+static void
+ycrcb_pass (CvNlMeansPass * ps, const CvPlane * const *frames, int n,
+    int c, int k0, int nch, CvPlane * tmp)
+{
+  int t, k;
+
+  ps->width = tmp->width;
+  ps->height = tmp->height;
+  ps->channels = nch;
+  ps->step = 4;
+  ps->n_frames = n;
+  ps->centre = c;
+  for (t = 0; t < n; t++)
+    for (k = 0; k < nch; k++) {
+      ps->in[t][k] = frames[t][0].data + k0 + k;
+      ps->in_stride[t][k] = frames[t][0].stride;
+    }
+  for (k = 0; k < nch; k++) {
+    ps->out[k] = tmp->data + k0 + k;
+    ps->out_stride[k] = tmp->stride;
+  }
+}
+
+/* frame c of the converted frames[0 .. n-1] into out (packed RGB): Y with
+ * h, Cr and Cb together with h_color (0: kept), converted back */
+static int
+denoise_ycrcb (const CvNlMeansInfo * info, const CvPlane * const *frames,
+    int n, int c, CvPlane * out, const CvNlMeansParams * p, const CvExec * exec)
+{
+  CvNlMeansPass ps;
+  CvPlane tmp;
+  int status;
+
+  tmp.width = info->width;
+  tmp.height = info->height;
+  tmp.stride = (size_t) info->width * 4;
+  tmp.data = malloc (tmp.stride * info->height);
+  if (!tmp.data)
+    return CV_ERROR_NO_MEMORY;
+  ycrcb_pass (&ps, frames, n, c, 0, 1, &tmp);
+  status = cv_nlmeans_cpu_pass (&ps, p, p->h, exec);
+  if (status == CV_OK && p->h_color > 0) {
+    ycrcb_pass (&ps, frames, n, c, 1, 2, &tmp);
+    status = cv_nlmeans_cpu_pass (&ps, p, p->h_color, exec);
+  }
+  if (status == CV_OK)
+    ycrcb_back (&tmp, &frames[c][0], !(p->h_color > 0), info->layout, out,
+        exec);
+  free (tmp.data);
+  return status;
+}
+
 /* ---- the history (cvnlmeans.h) ---- */
 
 CvNlMeansHistory *
@@ -436,6 +544,7 @@ cv_nlmeans_history_free (CvNlMeansHistory * history)
 typedef struct
 {
   int n, n_planes;
+  int ycc;                      /* rgb-mode ycrcb: plane 0 converted */
   uint8_t *mem;
   long long *index;             /* frame stored at each entry, -1: none */
   CvPlane *planes;              /* n x CV_MAX_PLANES */
@@ -454,10 +563,12 @@ cpu_ring_free (void *storage)
   free (r);
 }
 
+/* bytes per row of plane p in the ring (ycrcb: the converted frame) */
 static size_t
 plane_row_bytes (const CvNlMeansInfo * info, const CvPlane * in, int p)
 {
-  return p == 0 ? (size_t) in->width * info->layout.bpp : info->row_bytes[p];
+  return p == 0 ? (size_t) in->width * (cv_nlmeans_info_ycrcb (info) ? 4 :
+      info->layout.bpp) : info->row_bytes[p];
 }
 
 static CpuRing *
@@ -471,6 +582,7 @@ cpu_ring_new (const CvNlMeansInfo * info, const CvFrame * frame, int n)
     return NULL;
   r->n = n;
   r->n_planes = info->n_planes;
+  r->ycc = cv_nlmeans_info_ycrcb (info);
   for (p = 0; p < info->n_planes; p++)
     per += plane_row_bytes (info, &frame->in[p], p) * frame->in[p].height;
   r->mem = malloc (per * n);
@@ -541,6 +653,8 @@ denoise_window (const CvNlMeansInfo * info, const CvPlane * const *frames,
   CvNlMeansPass ps;
   int status, q;
 
+  if (cv_nlmeans_info_ycrcb (info))
+    return denoise_ycrcb (info, frames, n, c, out, p, exec);
   if (info->layout.bpp == 4)    /* alpha / padding byte */
     cv_copy_plane_cpu (&frames[c][0], &out[0], (size_t) info->width * 4);
   cv_nlmeans_pass_packed (&ps, info->layout, frames, n, c, &out[0]);
@@ -573,6 +687,21 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
       || (p->temporal_window <= 1 && !cv_nlmeans_frame_valid (&o->info, frame)))
     return CV_ERROR_INVALID_ARGUMENT;
   f = *frame;
+  if (p->temporal_window <= 1 && cv_nlmeans_info_ycrcb (&o->info)) {
+    CvPlane conv;
+    int st;
+    conv.width = o->info.width;
+    conv.height = o->info.height;
+    conv.stride = (size_t) o->info.width * 4;
+    conv.data = malloc (conv.stride * o->info.height);
+    if (!conv.data)
+      return CV_ERROR_NO_MEMORY;
+    ycrcb_convert (&f.in[0], o->info.layout, &conv, exec);
+    frames[0] = &conv;
+    st = denoise_window (&o->info, frames, 1, 0, f.out, p, exec);
+    free (conv.data);
+    return st;
+  }
   if (p->temporal_window <= 1) {
     frames[0] = f.in;
     return denoise_window (&o->info, frames, 1, 0, f.out, p, exec);
@@ -591,7 +720,8 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
   }
   ring = hist->storage;
   if (ring && (ring->n < cv_nlmeans_ring_size (p->temporal_window)
-          || ring->n_planes != o->info.n_planes))
+          || ring->n_planes != o->info.n_planes
+          || ring->ycc != cv_nlmeans_info_ycrcb (&o->info)))
     return CV_ERROR_INVALID_ARGUMENT;   /* one window per history */
   if (!ring) {
     if (p->store < 0)
@@ -605,7 +735,12 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
   }
   if (p->store >= 0) {
     const int e = (int) (p->store % ring->n);
-    for (q = 0; q < o->info.n_planes; q++)
+    /* ycrcb: converted once, here */
+    if (cv_nlmeans_info_ycrcb (&o->info))
+      ycrcb_convert (&f.in[0], o->info.layout,
+          &ring->planes[e * CV_MAX_PLANES], exec);
+    for (q = cv_nlmeans_info_ycrcb (&o->info) ? 1 : 0;
+        q < o->info.n_planes; q++)
       cv_copy_plane_cpu (&f.in[q], &ring->planes[e * CV_MAX_PLANES + q],
           ring->planes[e * CV_MAX_PLANES + q].stride);
     ring->index[e] = p->store;

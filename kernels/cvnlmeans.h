@@ -33,7 +33,9 @@ extern "C" {
  *                weight per pixel, as OpenCV denoises a 2-channel image);
  *                0: the chroma planes are copied unchanged (the behaviour
  *                before h_color existed; a zeroed params struct keeps it).
- *                Not used for GRAY8 and packed RGB.
+ *                Packed RGB with info rgb_mode CV_NLMEANS_RGB_YCRCB: the
+ *                same for Cr and Cb (> 0: denoised together with h_color;
+ *                0: kept). Not used for GRAY8 and joint packed RGB.
  * temporal_window: 0 or 1: every submit denoises frame->in into
  *                frame->out on its own. Odd 3 .. CV_NLMEANS_MAX_TEMPORAL:
  *                a window of frames (OpenCV's fastNlMeansDenoisingMulti):
@@ -90,8 +92,8 @@ void cv_nlmeans_history_free (CvNlMeansHistory * history);
  *              / (sum_{|i|<=r} g(i))²
  *   g(i)     = exp (-i² / (2 patch_sigma²))   (g = 1 when patch_sigma = 0)
  *
- * with r = patch_size / 2, C the number of colour components (1 or 3; one
- * weight per pixel from the colour patch distance) and y running over the
+ * with r = patch_size / 2, C the number of colour components (1, 2 or 3;
+ * one weight per pixel from the colour patch distance) and y running over the
  * pixels of the frame with |y - x| <= search_window / 2 in both axes (every
  * pixel of the frame when search_window = 0; the window is clipped to the
  * frame, y is never a padded pixel). Patch pixels outside the frame are read
@@ -116,6 +118,20 @@ void cv_nlmeans_history_free (CvNlMeansHistory * history);
  *          with the byte offsets (< bpp) of R, G, B, denoised together
  *          (C = 3); the remaining byte of a 4-byte pixel (alpha, padding)
  *          is copied.
+ *          rgb_mode (packed RGB only; ignored for bpp 1):
+ *          CV_NLMEANS_RGB_JOINT (0, a zeroed info): R, G, B denoised
+ *          together as above (C = 3, h; h_color unused).
+ *          CV_NLMEANS_RGB_YCRCB: every frame converted to YCrCb with
+ *          OpenCV's 8-bit integer maths (cv::cvtColor COLOR_RGB2YCrCb,
+ *          kernels/nlmeans_ycrcb.h), once, when it is read (temporal: when
+ *          it is stored in the history); Y denoised with h (C = 1), Cr and
+ *          Cb together with h_color (C = 2; h_color 0: kept), then
+ *          converted back (COLOR_YCrCb2RGB); the remaining byte of a
+ *          4-byte pixel is copied. Equals OpenCV's cvtColor ->
+ *          fastNlMeansDenoising(Multi) of Y with h and of the 2-channel
+ *          CrCb with hColor -> cvtColor back, within the 1 LSB of the
+ *          denoiser.
+ *          Any other value: CV_ERROR_INVALID_ARGUMENT.
  *          width, height: plane 0 (>= 1).
  *          n_planes: planes of the frame (1 .. CV_MAX_PLANES).
  *          row_bytes[p]: bytes per row of plane p >= 1 (>= 1); [0] is not
@@ -139,12 +155,19 @@ void cv_nlmeans_history_free (CvNlMeansHistory * history);
  *          the info's sizes, CUDA: frames beyond the grid limits),
  *          CV_ERROR_NO_MEMORY, CV_ERROR_CANCELLED (CPU), or (CUDA) the
  *          cudaError_t of the first failing call. */
+typedef enum
+{
+  CV_NLMEANS_RGB_JOINT = 0,
+  CV_NLMEANS_RGB_YCRCB = 1
+} CvNlMeansRgbMode;
+
 typedef struct
 {
   CvLumaLayout layout;
   int width, height;
   int n_planes;
   size_t row_bytes[CV_MAX_PLANES];
+  int rgb_mode;                 /* CvNlMeansRgbMode */
 } CvNlMeansInfo;
 
 extern const CvOps cv_nlmeans_cpu_ops;

@@ -98,12 +98,22 @@ cv_nlmeans_info_valid (const CvNlMeansInfo * i)
   int p;
 
   if (!i || !cv_layout_valid (i->layout) || i->width < 1 || i->height < 1
-      || i->n_planes < 1 || i->n_planes > CV_MAX_PLANES)
+      || i->n_planes < 1 || i->n_planes > CV_MAX_PLANES
+      || (i->rgb_mode != CV_NLMEANS_RGB_JOINT
+          && i->rgb_mode != CV_NLMEANS_RGB_YCRCB))
     return 0;
   for (p = 1; p < i->n_planes; p++)
     if (i->row_bytes[p] < 1)
       return 0;
   return 1;
+}
+
+/* rgb_mode ycrcb applies: packed RGB (one plane of 3 or 4 bytes) */
+static inline int
+cv_nlmeans_info_ycrcb (const CvNlMeansInfo * i)
+{
+  return i->rgb_mode == CV_NLMEANS_RGB_YCRCB && i->layout.bpp != 1
+      && i->n_planes == 1;
 }
 
 static inline int

@@ -784,6 +784,8 @@ cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
 
 /* ---- the chroma of I420 / NV12 as one packed image ---- */
 
+#include "nlmeans_ycrcb.h"
+
 namespace {
 
 /* U, V (step 1: I420's planes; 2: NV12's interleaved plane) -> U V 0 0 */
@@ -870,6 +872,84 @@ launch_unpack (const CvPlane * src, const Chroma & c, cudaStream_t s)
  * third component: adds nothing to the distances), 4 bytes a pixel */
 constexpr CvLumaLayout kUvLayout = { 4, 0, 1, 2 };
 
+/* ---- rgb-mode ycrcb: packed RGB as Y and (Cr, Cb, 0, A) ----
+ * A frame is converted once (kernels/nlmeans_ycrcb.h, OpenCV's integer
+ * maths): Y into a 1-byte plane (denoised with h, grey kernel), Cr, Cb
+ * into a 4-byte plane of the frame's size laid out as the packed chroma
+ * above (kUvLayout, channels = 2, denoised with h_color), with the alpha /
+ * padding byte of a 4-byte pixel at byte 3 (0 for 3-byte pixels; not read
+ * by the denoiser, read back from the centre frame's plane). */
+
+/* packed RGB (bpp, byte offsets lr, lg, lb; la: alpha / padding, -1:
+ * none) -> Y, (Cr, Cb, 0, A) */
+__global__ void
+rgb_to_ycrcb (const uint8_t * src, size_t ss, int bpp, int lr, int lg,
+    int lb, int la, int w, int h, uint8_t * yp, size_t ys, uint8_t * cp,
+    size_t cs)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (x >= w || y >= h)
+    return;
+  const uint8_t *q = src + (size_t) y * ss + (size_t) x * bpp;
+  uint8_t Y, cr, cb;
+  cv_rgb_to_ycrcb (q[lr], q[lg], q[lb], &Y, &cr, &cb);
+  yp[(size_t) y * ys + x] = Y;
+  *(uint32_t *) (cp + (size_t) y * cs + (size_t) x * 4) = (uint32_t) cr |
+      ((uint32_t) cb << 8) | ((uint32_t) (la >= 0 ? q[la] : 0) << 24);
+}
+
+/* Y (yp), Cr, Cb (cp: bytes 0, 1), alpha (ap: byte 3) -> packed RGB */
+__global__ void
+ycrcb_to_rgb (const uint8_t * yp, size_t ys, const uint8_t * cp, size_t cs,
+    const uint8_t * ap, size_t as, int bpp, int lr, int lg, int lb, int la,
+    int w, int h, uint8_t * dst, size_t ds)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (x >= w || y >= h)
+    return;
+  const uint8_t *c = cp + (size_t) y * cs + (size_t) x * 4;
+  uint8_t *o = dst + (size_t) y * ds + (size_t) x * bpp;
+  cv_ycrcb_to_rgb (yp[(size_t) y * ys + x], c[0], c[1], &o[lr], &o[lg],
+      &o[lb]);
+  if (la >= 0)
+    o[la] = ap[(size_t) y * as + (size_t) x * 4 + 3];
+}
+
+/* the alpha / padding byte of a 4-byte layout, -1 for 3 bytes */
+int
+alpha_of (CvLumaLayout l)
+{
+  return l.bpp == 4 ? 6 - l.r - l.g - l.b : -1;
+}
+
+int
+launch_to_ycrcb (const CvPlane * src, CvLumaLayout l, const CvPlane * yp,
+    const CvPlane * cp, cudaStream_t s)
+{
+  rgb_to_ycrcb <<<grid_2d (yp->width, yp->height), dim3 (32, 8), 0, s>>>
+      (src->data, src->stride, l.bpp, l.r, l.g, l.b, alpha_of (l),
+      yp->width, yp->height, yp->data, yp->stride, cp->data, cp->stride);
+  return (int) cudaGetLastError ();
+}
+
+int
+launch_from_ycrcb (const CvPlane * yp, const CvPlane * cp,
+    const CvPlane * ap, CvLumaLayout l, const CvPlane * dst, cudaStream_t s)
+{
+  ycrcb_to_rgb <<<grid_2d (dst->width, dst->height), dim3 (32, 8), 0, s>>>
+      (yp->data, yp->stride, cp->data, cp->stride, ap->data, ap->stride,
+      l.bpp, l.r, l.g, l.b, alpha_of (l), dst->width, dst->height, dst->data,
+      dst->stride);
+  return (int) cudaGetLastError ();
+}
+
+/* the Y plane's layout: one grey component */
+constexpr CvLumaLayout kGreyLayout = { 1, -1, -1, -1 };
+
 int
 alloc_plane (CvPlane * p, int w, int h, int bpp)
 {
@@ -889,12 +969,13 @@ alloc_plane (CvPlane * p, int w, int h, int bpp)
 }
 
 /* The device ring of a history (cvnlmeans.h): per entry plane 0 of a frame
- * and, for I420 / NV12, its packed chroma; the event recorded after the
+ * and, for I420 / NV12, its packed chroma (rgb-mode ycrcb: the frame's Y
+ * plane and its (Cr, Cb, 0, A) plane); the event recorded after the
  * entry's copy on the stream that stored it. */
 struct CudaRing
 {
   int n;
-  bool yuv;
+  bool yuv, ycc;
   CvPlane plane0[CV_NLMEANS_MAX_TEMPORAL + 5];
   CvPlane uv[CV_NLMEANS_MAX_TEMPORAL + 5];
   long long index[CV_NLMEANS_MAX_TEMPORAL + 5];
@@ -932,12 +1013,15 @@ cuda_ring_new (const CvNlMeansInfo * info, const CvFrame * f, int n,
     return CV_ERROR_NO_MEMORY;
   r->n = n;
   r->yuv = info->n_planes == 2 || info->n_planes == 3;
+  r->ycc = cv_nlmeans_info_ycrcb (info);
   for (int i = 0; i < n && st == CV_OK; i++) {
     r->index[i] = -1;
     st = alloc_plane (&r->plane0[i], info->width, info->height,
-        info->layout.bpp);
+        r->ycc ? 1 : info->layout.bpp);
     if (st == CV_OK && r->yuv)
       st = alloc_plane (&r->uv[i], f->in[1].width, f->in[1].height, 4);
+    if (st == CV_OK && r->ycc)
+      st = alloc_plane (&r->uv[i], info->width, info->height, 4);
     if (st == CV_OK)
       st = (int) cudaEventCreateWithFlags (&r->ev[i],
           cudaEventDisableTiming);
@@ -962,6 +1046,7 @@ struct NlMeansOp
   void *scratch;                /* device memory, scratch_size bytes */
   size_t scratch_size;
   CvPlane uv_in, uv_out;        /* packed chroma of this operator's frames */
+  CvPlane y_in, y_out;          /* rgb-mode ycrcb: the Y planes */
   CvNlMeansHistory *hist;       /* the history this operator uses */
 };
 
@@ -1000,11 +1085,21 @@ ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
   size_t need = cv_nlmeans_cuda_scratch_size (o->info.width, o->info.height,
       o->info.layout, p);
   const bool yuv = o->info.n_planes == 2 || o->info.n_planes == 3;
+  const bool ycc = cv_nlmeans_info_ycrcb (&o->info);
 
   if (yuv) {
     /* the chroma pass: packed, colour kernel */
     const size_t n2 = cv_nlmeans_cuda_scratch_size (f->out[1].width,
         f->out[1].height, kUvLayout, p);
+    need = n2 > need ? n2 : need;
+  }
+  if (ycc) {
+    /* the Y pass (grey kernel) and the Cr, Cb pass (packed, colour) */
+    const size_t n1 = cv_nlmeans_cuda_scratch_size (o->info.width,
+        o->info.height, kGreyLayout, p);
+    const size_t n2 = cv_nlmeans_cuda_scratch_size (o->info.width,
+        o->info.height, kUvLayout, p);
+    need = n1 > need ? n1 : need;
     need = n2 > need ? n2 : need;
   }
   if (need > o->scratch_size) {
@@ -1030,7 +1125,42 @@ ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
     if (st != CV_OK)
       return st;
   }
+  if (ycc && !o->uv_out.data) {
+    const int w = o->info.width, h = o->info.height;
+    int st = alloc_plane (&o->uv_out, w, h, 4);
+    if (st == CV_OK)
+      st = alloc_plane (&o->uv_in, w, h, 4);
+    if (st == CV_OK)
+      st = alloc_plane (&o->y_out, w, h, 1);
+    if (st == CV_OK)
+      st = alloc_plane (&o->y_in, w, h, 1);
+    if (st != CV_OK)
+      return st;
+  }
   return CV_OK;
+}
+
+/* rgb-mode ycrcb: frame c of the converted window (ys: Y planes, ccs:
+ * (Cr, Cb, 0, A) planes) into f->out[0]: Y with h, Cr and Cb with h_color
+ * (0: kept), converted back with the centre's alpha / padding byte */
+int
+denoise_ycrcb (NlMeansOp * o, const CvPlane * const *ys,
+    const CvPlane * const *ccs, int n, int c, const CvFrame * f,
+    const CvNlMeansParams * p, cudaStream_t s)
+{
+  const CvPlane *cc = ccs[c];
+  int st = nlmeans_window (ys, n, c, kGreyLayout, 1, p->h, &o->y_out, p,
+      o->scratch, o->scratch_size, s);
+
+  if (st == CV_OK && p->h_color > 0) {
+    st = nlmeans_window (ccs, n, c, kUvLayout, 2, p->h_color, &o->uv_out, p,
+        o->scratch, o->scratch_size, s);
+    cc = &o->uv_out;
+  }
+  if (st == CV_OK)
+    st = launch_from_ycrcb (&o->y_out, cc, ccs[c], o->info.layout,
+        &f->out[0], s);
+  return st;
 }
 
 /* frame c of the window: plane 0 (frames0) with h, the chroma (packed
@@ -1099,6 +1229,13 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
     st = ensure_scratch (o, p, frame);
     if (st != CV_OK)
       return st;
+    if (cv_nlmeans_info_ycrcb (&o->info)) {
+      st = launch_to_ycrcb (&frame->in[0], o->info.layout, &o->y_in,
+          &o->uv_in, s);
+      f0[0] = &o->y_in;
+      fuv[0] = &o->uv_in;
+      return st != CV_OK ? st : denoise_ycrcb (o, f0, fuv, 1, 0, frame, p, s);
+    }
     f0[0] = &frame->in[0];
     return denoise_window (o, f0, NULL, 1, 0, frame, p, s);
   }
@@ -1115,7 +1252,8 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
     hist->users++;
   }
   ring = (CudaRing *) hist->storage;
-  if (ring && ring->n < cv_nlmeans_ring_size (p->temporal_window))
+  if (ring && (ring->n < cv_nlmeans_ring_size (p->temporal_window)
+          || ring->ycc != (bool) cv_nlmeans_info_ycrcb (&o->info)))
     return CV_ERROR_INVALID_ARGUMENT;   /* one window per history */
   if (!ring) {
     if (p->store < 0)
@@ -1131,10 +1269,14 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
     /* the frame's one copy into the history (device to device: the frame
      * was uploaded once, by its own submission) */
     const int e = (int) (p->store % ring->n);
-    st = (int) cudaMemcpy2DAsync (ring->plane0[e].data,
-        ring->plane0[e].stride, frame->in[0].data, frame->in[0].stride,
-        (size_t) o->info.width * o->info.layout.bpp, o->info.height,
-        cudaMemcpyDeviceToDevice, s);
+    if (ring->ycc)              /* converted once, here */
+      st = launch_to_ycrcb (&frame->in[0], o->info.layout, &ring->plane0[e],
+          &ring->uv[e], s);
+    else
+      st = (int) cudaMemcpy2DAsync (ring->plane0[e].data,
+          ring->plane0[e].stride, frame->in[0].data, frame->in[0].stride,
+          (size_t) o->info.width * o->info.layout.bpp, o->info.height,
+          cudaMemcpyDeviceToDevice, s);
     if (st == CV_OK && ring->yuv)
       st = launch_pack (chroma_of (frame->in, o->info.n_planes),
           &ring->uv[e], s);
@@ -1162,6 +1304,9 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
   st = ensure_scratch (o, p, frame);
   if (st != CV_OK)
     return st;
+  if (ring->ycc)
+    return denoise_ycrcb (o, f0, fuv, 2 * p->radius + 1, p->radius, frame,
+        p, s);
   return denoise_window (o, f0, ring->yuv ? fuv : NULL, 2 * p->radius + 1,
       p->radius, frame, p, s);
 }
@@ -1187,6 +1332,10 @@ nlmeans_destroy (void *op)
     cudaFree (o->uv_in.data);
   if (o->uv_out.data)
     cudaFree (o->uv_out.data);
+  if (o->y_in.data)
+    cudaFree (o->y_in.data);
+  if (o->y_out.data)
+    cudaFree (o->y_out.data);
   free (o);
 }
 

@@ -25,9 +25,14 @@
  *
  * Formats: GRAY8; I420 and NV12 (the luma with h, the chroma planes, U and
  * V together, with h-color; h-color=0 copies them unchanged); RGB, BGR,
- * RGBA, BGRA, RGBx, BGRx (one weight per pixel from the colour patch
- * distance, alpha/padding copied). The output has the input's format and
- * size.
+ * RGBA, BGRA, RGBx, BGRx: rgb-mode=ycrcb (default) converts them to YCrCb
+ * with OpenCV's 8-bit integer maths (cv::cvtColor COLOR_RGB2YCrCb),
+ * denoises Y with h and Cr, Cb together with h-color (0: kept), and
+ * converts back (COLOR_YCrCb2RGB): the same luminance / colour split as
+ * the I420 path; rgb-mode=joint-rgb denoises R, G, B together with h (one
+ * weight per pixel from the colour patch distance, h-color unused: the
+ * behaviour before rgb-mode). Alpha/padding bytes are copied. The output
+ * has the input's format and size.
  *
  * temporal-window=N (odd, up to 7) extends the search over the (N-1)/2
  * previous and next frames with the weights of OpenCV's
@@ -66,6 +71,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_nl_means_debug);
 #define DEFAULT_SIGMA 0.0
 #define DEFAULT_H_COLOR -1.0
 #define DEFAULT_TEMPORAL_WINDOW 1
+#define DEFAULT_RGB_MODE GST_CUDA_NL_MEANS_RGB_YCRCB
 
 enum
 {
@@ -77,6 +83,7 @@ enum
   PROP_SIGMA,
   PROP_H_COLOR,
   PROP_TEMPORAL_WINDOW,
+  PROP_RGB_MODE,
 };
 
 struct _GstCudaNlMeans
@@ -91,9 +98,11 @@ struct _GstCudaNlMeans
   gdouble sigma;
   gdouble h_color;
   guint temporal_window;
+  GstCudaNlMeansRgbMode rgb_mode;
 
   /* set_info, streaming thread */
   gboolean colour;
+  gboolean ycrcb;               /* colour with rgb-mode ycrcb */
   gboolean warned_patch;
   guint window;                 /* temporal-window of these caps */
   CvNlMeansHistory *history;    /* its frames (window > 1) */
@@ -105,6 +114,25 @@ struct _GstCudaNlMeans
 G_DEFINE_TYPE (GstCudaNlMeans, gst_cuda_nl_means, GST_TYPE_CUDA_VISION_BASE);
 GST_ELEMENT_REGISTER_DEFINE (cudanlmeans, "cudanlmeans", GST_RANK_NONE,
     GST_TYPE_CUDA_NL_MEANS);
+
+GType
+gst_cuda_nl_means_rgb_mode_get_type (void)
+{
+  static gsize id = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_NL_MEANS_RGB_YCRCB, "YCrCb (OpenCV integer maths): Y with h, "
+          "Cr and Cb together with h-color", "ycrcb"},
+    {GST_CUDA_NL_MEANS_RGB_JOINT, "R, G, B together with h (one weight per "
+          "pixel; h-color unused)", "joint-rgb"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&id)) {
+    GType t = g_enum_register_static ("GstCudaNlMeansRgbMode", values);
+    g_once_init_leave (&id, t);
+  }
+  return (GType) id;
+}
 
 static gboolean
 gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
@@ -141,7 +169,13 @@ gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
    * (theirs are destroyed by now: the base frees them before set_info) */
   GST_OBJECT_LOCK (self);
   self->window = self->temporal_window;
+  info->rgb_mode = self->rgb_mode == GST_CUDA_NL_MEANS_RGB_YCRCB ?
+      CV_NLMEANS_RGB_YCRCB : CV_NLMEANS_RGB_JOINT;
   GST_OBJECT_UNLOCK (self);
+  self->ycrcb = self->colour && info->rgb_mode == CV_NLMEANS_RGB_YCRCB;
+  if (self->colour)
+    GST_DEBUG_OBJECT (self, "RGB denoised %s", self->ycrcb ? "as YCrCb (Y "
+        "with h, Cr and Cb with h-color)" : "jointly (R, G, B with h)");
   g_clear_pointer (&self->history, cv_nlmeans_history_free);
   if (self->window > 1) {
     self->history = cv_nlmeans_history_new ();
@@ -177,7 +211,8 @@ gst_cuda_nl_means_get_params (GstCudaVisionBase * base, gpointer params)
 
 /* Seconds per pixel and search offset, measured at 1080p (patch 7,
  * search 21, docs/cudanlmeans.md): the CPU per thread, the GPU on an H100.
- * Colour frames cost about 1.35 times as much. */
+ * Colour frames cost about 1.35 times as much (rgb-mode=ycrcb: a grey
+ * pass plus, with h-color, a colour one). */
 #define NLM_CPU_S_PER_OP 4.5e-9
 #define NLM_GPU_S_PER_OP 2.1e-12
 
@@ -214,7 +249,10 @@ gst_cuda_nl_means_prepare_frame (GstCudaVisionBase * base,
   /* offsets of the search window clipped to the frame */
   ox = p->search_window ? MIN (p->search_window, 2 * w - 1) : 2 * w - 1;
   oy = p->search_window ? MIN (p->search_window, 2 * h - 1) : 2 * h - 1;
-  ops = (gdouble) w *h * ox * oy * (self->colour ? 1.35 : 1.0) *
+  /* ycrcb: a grey pass (Y) and, with h-color, a colour-kernel pass (Cr,
+   * Cb) of the frame's size */
+  ops = (gdouble) w *h * ox * oy * (self->ycrcb ? (p->h_color > 0 ? 2.35 :
+          1.0) : self->colour ? 1.35 : 1.0) *
       MAX (self->window, 1) * (GST_VIDEO_INFO_N_PLANES (frame->in_info) > 1
       && p->h_color > 0 ? 1.6 : 1.0);
   seconds = cuda ? ops * NLM_GPU_S_PER_OP : ops * NLM_CPU_S_PER_OP /
@@ -288,6 +326,9 @@ gst_cuda_nl_means_set_property (GObject * object, guint prop_id,
             "unchanged) or > 0, got %g; keeping %g", v, self->h_color);
       break;
     }
+    case PROP_RGB_MODE:
+      self->rgb_mode = g_value_get_enum (value);
+      break;
     case PROP_TEMPORAL_WINDOW:{
       guint v = g_value_get_uint (value);
       if (odd_in_range (v, 1, CV_NLMEANS_MAX_TEMPORAL))
@@ -335,6 +376,9 @@ gst_cuda_nl_means_get_property (GObject * object, guint prop_id,
       break;
     case PROP_TEMPORAL_WINDOW:
       g_value_set_uint (value, self->temporal_window);
+      break;
+    case PROP_RGB_MODE:
+      g_value_set_enum (value, self->rgb_mode);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -428,14 +472,18 @@ gst_cuda_nl_means_class_init (GstCudaNlMeansClass * klass)
    * are denoised together (one weight per chroma pixel from their joint
    * patch distance, averaged over the two components), as OpenCV's
    * fastNlMeansDenoisingColored denoises the a and b of Lab with its
-   * hColor. -1 (default): the value of h; 0: the chroma planes are copied
-   * unchanged (the behaviour before this property). Other negative values
-   * are refused with a GST_WARNING and the previous value kept. Not used by
-   * GRAY8 and the RGB formats (see docs/cudanlmeans.md).
+   * hColor; the same for Cr and Cb of the RGB formats with rgb-mode=ycrcb
+   * (the default). -1 (default): the value of h; 0: the chroma is kept
+   * (I420/NV12: the planes copied unchanged, the behaviour before this
+   * property; RGB: the original Cr, Cb with the denoised Y). Other
+   * negative values are refused with a GST_WARNING and the previous value
+   * kept. Not used by GRAY8 and by the RGB formats with rgb-mode=joint-rgb
+   * (see docs/cudanlmeans.md).
    */
   g_object_class_install_property (gobject_class, PROP_H_COLOR,
       g_param_spec_double ("h-color", "h color",
-          "Filter strength of the I420/NV12 chroma in 8-bit units "
+          "Filter strength of the chroma (I420/NV12 U and V, RGB with "
+          "rgb-mode=ycrcb: Cr and Cb) in 8-bit units "
           "(-1 = as h, 0 = chroma unchanged)", -1.0, 10000.0,
           DEFAULT_H_COLOR, flags));
   /**
@@ -458,6 +506,35 @@ gst_cuda_nl_means_class_init (GstCudaNlMeansClass * klass)
           CV_NLMEANS_MAX_TEMPORAL, DEFAULT_TEMPORAL_WINDOW,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+
+  /**
+   * GstCudaNlMeans:rgb-mode:
+   * How the packed RGB formats (RGB, BGR, RGBA, BGRA, RGBx, BGRx) are
+   * denoised. ycrcb (default): each frame is converted to YCrCb with
+   * OpenCV's 8-bit integer maths (cv::cvtColor COLOR_RGB2YCrCb /
+   * COLOR_BGR2YCrCb, bit-exact), once (with temporal-window, when it
+   * enters the window); Y is denoised with h, Cr and Cb together (one
+   * weight per pixel from their joint patch distance) with h-color (-1: h;
+   * 0: Cr and Cb kept, only Y denoised), then the result is converted back
+   * (COLOR_YCrCb2RGB): the same as OpenCV's cvtColor ->
+   * fastNlMeansDenoising(Multi) of Y with h and of the 2-channel CrCb with
+   * hColor -> cvtColor back, and the split of the I420/NV12 path.
+   * joint-rgb: R, G, B denoised together with h (one weight per pixel from
+   * the RGB patch distance, as fastNlMeansDenoising on a 3-channel image;
+   * h-color unused): the output of this element before rgb-mode existed.
+   * Alpha/padding bytes are copied in both modes. Not used by GRAY8, I420
+   * and NV12. Read when caps are negotiated: a change takes effect at the
+   * next caps (or restart). Strings other than the two nicks are refused
+   * by GObject/gst_util_set_object_arg and the previous value kept.
+   */
+  g_object_class_install_property (gobject_class, PROP_RGB_MODE,
+      g_param_spec_enum ("rgb-mode", "RGB mode",
+          "How RGB formats are denoised: YCrCb (Y with h, Cr and Cb with "
+          "h-color) or R, G, B jointly with h",
+          GST_TYPE_CUDA_NL_MEANS_RGB_MODE, DEFAULT_RGB_MODE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_NL_MEANS_RGB_MODE, 0);
 
   gst_cuda_vision_base_class_add_pad_templates (element_class, FORMATS,
       FORMATS);
@@ -486,4 +563,5 @@ gst_cuda_nl_means_init (GstCudaNlMeans * self)
   self->sigma = DEFAULT_SIGMA;
   self->h_color = DEFAULT_H_COLOR;
   self->temporal_window = DEFAULT_TEMPORAL_WINDOW;
+  self->rgb_mode = DEFAULT_RGB_MODE;
 }

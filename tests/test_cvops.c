@@ -1513,6 +1513,8 @@ check_create (const CvOps * ops, int algo)
         BAD (nlmeans.n_planes, 5);
         BAD (nlmeans.layout.bpp, 2);
         BAD (nlmeans.layout.g, 7);
+        BAD (nlmeans.rgb_mode, 2);
+        BAD (nlmeans.rgb_mode, -1);
         if (s.nlmeans.n_planes > 1)
           BAD (nlmeans.row_bytes[1], 0);
         break;
