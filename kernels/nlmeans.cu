@@ -968,6 +968,14 @@ alloc_plane (CvPlane * p, int w, int h, int bpp)
   return CV_OK;
 }
 
+/* alloc_plane unless p already holds a plane (a retry after a failed
+ * allocation keeps the planes it got) */
+int
+ensure_plane (CvPlane * p, int w, int h, int bpp)
+{
+  return p->data ? CV_OK : alloc_plane (p, w, h, bpp);
+}
+
 /* The device ring of a history (cvnlmeans.h): per entry plane 0 of a frame
  * and, for I420 / NV12, its packed chroma (rgb-mode ycrcb: the frame's Y
  * plane and its (Cr, Cb, 0, A) plane); the event recorded after the
@@ -1118,22 +1126,23 @@ ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
     }
     o->scratch_size = need;
   }
-  if (yuv && !o->uv_out.data) {
-    int st = alloc_plane (&o->uv_out, f->out[1].width, f->out[1].height, 4);
+  if (yuv && !(o->uv_out.data && o->uv_in.data)) {
+    int st = ensure_plane (&o->uv_out, f->out[1].width, f->out[1].height, 4);
     if (st == CV_OK)
-      st = alloc_plane (&o->uv_in, f->out[1].width, f->out[1].height, 4);
+      st = ensure_plane (&o->uv_in, f->out[1].width, f->out[1].height, 4);
     if (st != CV_OK)
       return st;
   }
-  if (ycc && !o->uv_out.data) {
+  if (ycc && !(o->uv_out.data && o->uv_in.data && o->y_out.data
+          && o->y_in.data)) {
     const int w = o->info.width, h = o->info.height;
-    int st = alloc_plane (&o->uv_out, w, h, 4);
+    int st = ensure_plane (&o->uv_out, w, h, 4);
     if (st == CV_OK)
-      st = alloc_plane (&o->uv_in, w, h, 4);
+      st = ensure_plane (&o->uv_in, w, h, 4);
     if (st == CV_OK)
-      st = alloc_plane (&o->y_out, w, h, 1);
+      st = ensure_plane (&o->y_out, w, h, 1);
     if (st == CV_OK)
-      st = alloc_plane (&o->y_in, w, h, 1);
+      st = ensure_plane (&o->y_in, w, h, 1);
     if (st != CV_OK)
       return st;
   }

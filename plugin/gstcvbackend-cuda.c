@@ -21,6 +21,7 @@
 #endif
 
 #include <string.h>
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include "gstcudavisionbase-private.h"
@@ -372,33 +373,95 @@ frame_is_pinned (GstVideoFrame * frame)
   return TRUE;
 }
 
+/* The driver's primary-context calls, through the runtime's entry points
+ * (the plugin links the runtime, not libcuda). */
+typedef CUresult (CUDAAPI * PrimaryRetainFn) (CUcontext *, CUdevice);
+typedef CUresult (CUDAAPI * CtxPushFn) (CUcontext);
+typedef CUresult (CUDAAPI * CtxPopFn) (CUcontext *);
+static PrimaryRetainFn drv_retain;
+static CtxPushFn drv_push;
+static CtxPopFn drv_pop;
+#define MAX_PRIMARY 64
+static CUcontext primary[MAX_PRIMARY];
+static GMutex primary_lock;
+
+static gpointer
+load_driver_entries (gpointer unused)
+{
+  void *f[3] = { NULL, NULL, NULL };
+  static const char *const names[3] = { "cuDevicePrimaryCtxRetain",
+    "cuCtxPushCurrent", "cuCtxPopCurrent"
+  };
+  int i;
+
+  for (i = 0; i < 3; i++) {
+    enum cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion (names[i], &f[i], 12000,
+            cudaEnableDefault, &q) != cudaSuccess
+        || q != cudaDriverEntryPointSuccess)
+      f[i] = NULL;
+  }
+  (void) cudaGetLastError ();
+  if (!f[0] || !f[1] || !f[2])
+    return GINT_TO_POINTER (FALSE);
+  drv_retain = (PrimaryRetainFn) f[0];
+  drv_push = (CtxPushFn) f[1];
+  drv_pop = (CtxPopFn) f[2];
+  return GINT_TO_POINTER (TRUE);
+}
+
+/* device's primary context, retained once for the life of the process
+ * (the shared pinned staging lives in it), or NULL */
+static CUcontext
+primary_context (gint device)
+{
+  static GOnce once = G_ONCE_INIT;
+  CUcontext c = NULL;
+
+  if (!GPOINTER_TO_INT (g_once (&once, load_driver_entries, NULL))
+      || device < 0 || device >= MAX_PRIMARY)
+    return NULL;
+  g_mutex_lock (&primary_lock);
+  if (!primary[device] && drv_retain (&c, (CUdevice) device) == CUDA_SUCCESS)
+    primary[device] = c;
+  c = primary[device];
+  g_mutex_unlock (&primary_lock);
+  return c;
+}
+
 /* the slot's staging of n bytes for a plane: from the shared cache at
  * first use (kept by the slot until it is freed) */
 static guint8 *
 staging (GstCudaVisionBase * self, GstCvStagingBlock * b, gsize n)
 {
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
-  gboolean ok;
+  gboolean ok, pushed = FALSE;
 
   if (b->buffer && b->map.size >= n)
     return b->map.data;
   gst_cv_pinned_cache_release (b);
   /* cached blocks outlive the element and its context (which may be one
    * of nvcodec's, destroyed with its pipeline, and its page-locked memory
-   * with it): they are allocated in the device's primary context, which
-   * the runtime keeps until the process exits */
+   * with it): they are allocated in the device's primary context, pushed
+   * on top of the element's and popped again (the thread's context stack
+   * is left as it was). Without a context of its own the element already
+   * runs in the primary one (cuda_enter). */
   if (priv->ctx) {
-    gst_cv_cuda_context_pop ();
-    (void) cudaSetDevice (priv->device);
+    CUcontext pc = primary_context (priv->device);
+    CUcontext popped;
+
+    pushed = pc && drv_push (pc) == CUDA_SUCCESS;
+    if (!pushed)
+      GST_WARNING_OBJECT (self, "the primary context of device %d cannot be "
+          "made current: pinned staging allocated in the element's context",
+          priv->device);
+    ok = gst_cv_pinned_cache_acquire (n, b);
+    if (pushed)
+      (void) drv_pop (&popped);
+  } else {
+    ok = gst_cv_pinned_cache_acquire (n, b);
   }
-  ok = gst_cv_pinned_cache_acquire (n, b);
   (void) cudaGetLastError ();
-  if (priv->ctx && !gst_cv_cuda_context_push (priv->ctx)) {
-    gst_cv_pinned_cache_release (b);
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("CUDA error: the CUDA "
-            "context cannot be made current"), (NULL));
-    return NULL;
-  }
   if (!ok) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Could not allocate "
             "%" G_GSIZE_FORMAT " bytes of pinned host memory", n),

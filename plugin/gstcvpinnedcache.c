@@ -158,9 +158,17 @@ registry_init_locked (void)
       0, "gst-cuda-vision shared pinned staging");
   classes = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
       gst_object_unref);
-  if ((env = g_getenv ("CUDAVISION_PINNED_CACHE_MB")) && *env)
-    g_atomic_pointer_set (&limit, (gsize) g_ascii_strtoull (env, NULL, 10)
-        << 20);
+  if ((env = g_getenv ("CUDAVISION_PINNED_CACHE_MB")) && *env) {
+    gchar *end = NULL;
+    guint64 mb = g_ascii_strtoull (env, &end, 10);
+
+    if (end == env || *end || mb > (G_MAXSIZE >> 20))
+      GST_WARNING ("CUDAVISION_PINNED_CACHE_MB=%s is not a number of MiB "
+          "(0 .. %" G_GSIZE_FORMAT "): the default bound is kept", env,
+          (gsize) (G_MAXSIZE >> 20));
+    else
+      g_atomic_pointer_set (&limit, (gsize) mb << 20);
+  }
 }
 
 static GstBufferPool *

@@ -1276,11 +1276,13 @@ main (int argc, char **argv)
   if (!parse_devices (&o)) {
     g_printerr ("--devices: a comma-separated list of distinct device "
         "ordinals, e.g. 0,1\n");
+    g_free (kernel);
     opts_clear (&o);
     return 2;
   }
   if (o.streams < 1 || o.streams > 1024 || o.repeat < 1 || o.repeat > 100) {
     g_printerr ("--streams 1..1024, --repeat 1..100\n");
+    g_free (kernel);
     opts_clear (&o);
     return 2;
   }
@@ -1296,12 +1298,14 @@ main (int argc, char **argv)
     else {
       g_printerr ("--priority: a number >= 0 or 'max', not '%s'\n",
           o.priority_arg);
+      g_free (kernel);
       opts_clear (&o);
       return 2;
     }
   }
   if (o.check && o.frames <= 0) {
     g_printerr ("--check needs --frames\n");
+    g_free (kernel);
     opts_clear (&o);
     return 2;
   }
@@ -1317,8 +1321,28 @@ main (int argc, char **argv)
           gst_video_format_from_string (o.format), o.width, o.height)
       || GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_UNKNOWN) {
     g_printerr ("bad format or size\n");
+    opts_clear (&o);
     return 2;
   }
+#ifdef HAVE_GST_CUDA
+  if (g_str_equal (o.input, "cuda")) {
+    /* GStreamer 1.22's CUDA allocator aborts on other formats (GRAY8) */
+    GstCaps *held = gst_caps_from_string ("video/x-raw, format=(string) "
+        GST_CUDA_VISION_CUDA_MEMORY_FORMATS);
+    GstCaps *want = gst_caps_new_simple ("video/x-raw", "format",
+        G_TYPE_STRING, o.format, NULL);
+    const gboolean can = gst_caps_can_intersect (held, want);
+
+    gst_caps_unref (held);
+    gst_caps_unref (want);
+    if (!can) {
+      g_printerr ("--input cuda: GStreamer's CUDA memory cannot hold %s "
+          "(it holds %s)\n", o.format, GST_CUDA_VISION_CUDA_MEMORY_FORMATS);
+      opts_clear (&o);
+      return 2;
+    }
+  }
+#endif
   info.fps_n = 30;
   info.fps_d = 1;
   in_bytes = GST_VIDEO_INFO_SIZE (&info);
@@ -1363,22 +1387,6 @@ main (int argc, char **argv)
           "input\n");
   }
 #ifdef HAVE_GST_CUDA
-  if (cuda_mem) {
-    /* GStreamer 1.22's CUDA allocator aborts on other formats (GRAY8) */
-    GstCaps *held = gst_caps_from_string ("video/x-raw, format=(string) "
-        GST_CUDA_VISION_CUDA_MEMORY_FORMATS);
-    GstCaps *want = gst_caps_new_simple ("video/x-raw", "format",
-        G_TYPE_STRING, o.format, NULL);
-    const gboolean can = gst_caps_can_intersect (held, want);
-
-    gst_caps_unref (held);
-    gst_caps_unref (want);
-    if (!can) {
-      g_printerr ("--input cuda: GStreamer's CUDA memory cannot hold %s "
-          "(it holds %s)\n", o.format, GST_CUDA_VISION_CUDA_MEMORY_FORMATS);
-      return 2;
-    }
-  }
   for (d = 0; cuda_mem && d < o.n_devices; d++) {
     GstCudaContext *cctx;
     GstAllocator *alloc;
