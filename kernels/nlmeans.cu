@@ -189,11 +189,13 @@ template <> struct Pix <true >
  * ty0 .. ty0 + TH - 1 (TH = kWarps K); warp wi owns rows ty0 + wi K ..
  * + K - 1, lane l the columns x0 + COLS l + j (j < COLS, COLS l + j < TW).
  * Per offset a warp walks its K + 2R rows of D: lane l computes D at
- * columns x0 - R + COLS l + j, the row pass from its own values and those
- * of its right neighbours (warp shuffles: 2R per lane and row, whatever
- * COLS, so COLS = 2 halves them per pixel), the column pass from the rows
- * held in registers (fully unrolled: every register array index is a
- * constant). Every output's arithmetic is the same whatever COLS and K. */
+ * columns x0 - R + COLS l + j and keeps it in registers; for each output
+ * row, the column pass on its own columns, then the row pass from its own
+ * column sums and those of its right neighbours (warp shuffles: 2R per
+ * lane and output row, whatever COLS, so COLS = 2 halves them per pixel;
+ * fully unrolled: every register array index is a constant). Every
+ * output's arithmetic is the same whatever COLS and K. C: components
+ * (1 grey, 2 the packed chroma, 3 RGB). */
 template < int R, int C, int COLS, int K >
 __global__ void __launch_bounds__ (kThreads)
 nlmeans_kernel (const KParams p)
