@@ -418,19 +418,12 @@ cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
  * frame's size: Y, Cr, Cb, and the alpha / padding byte of a 4-byte pixel
  * (0 for 3-byte pixels). */
 
-/* the alpha / padding byte of a 4-byte layout */
-static int
-alpha_offset (CvLumaLayout l)
-{
-  return 6 - l.r - l.g - l.b;
-}
-
 /* packed RGB src (layout l) -> the converted 4-byte plane dst */
 static void
 ycrcb_convert (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
     const CvExec * exec)
 {
-  const int a = l.bpp == 4 ? alpha_offset (l) : -1;
+  const int a = cv_layout_fourth_byte (l);
 
 #pragma omp parallel for schedule(static) num_threads (CV_OMP_THREADS (exec))
   for (int y = 0; y < src->height; y++) {
@@ -450,7 +443,7 @@ static void
 ycrcb_back (const CvPlane * den, const CvPlane * orig, int keep_chroma,
     CvLumaLayout l, CvPlane * out, const CvExec * exec)
 {
-  const int a = l.bpp == 4 ? alpha_offset (l) : -1;
+  const int a = cv_layout_fourth_byte (l);
 
 #pragma omp parallel for schedule(static) num_threads (CV_OMP_THREADS (exec))
   for (int y = 0; y < out->height; y++) {

@@ -144,6 +144,14 @@ cv_layout_valid (CvLumaLayout l)
       && l.g < l.bpp && l.b >= 0 && l.b < l.bpp;
 }
 
+/* the byte offset of the fourth (alpha or padding) byte of a valid 4-byte
+ * RGB layout: the one of 0..3 that r, g and b leave; -1 for other layouts */
+static inline int
+cv_layout_fourth_byte (CvLumaLayout l)
+{
+  return l.bpp == 4 && l.r >= 0 ? 6 - l.r - l.g - l.b : -1;
+}
+
 /* plane holds w x h pixels of bpp bytes (rows of at least w * bpp) */
 static inline int
 cv_plane_is (const CvPlane * p, int w, int h, int bpp)

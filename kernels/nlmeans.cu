@@ -921,19 +921,12 @@ ycrcb_to_rgb (const uint8_t * yp, size_t ys, const uint8_t * cp, size_t cs,
     o[la] = ap[(size_t) y * as + (size_t) x * 4 + 3];
 }
 
-/* the alpha / padding byte of a 4-byte layout, -1 for 3 bytes */
-int
-alpha_of (CvLumaLayout l)
-{
-  return l.bpp == 4 ? 6 - l.r - l.g - l.b : -1;
-}
-
 int
 launch_to_ycrcb (const CvPlane * src, CvLumaLayout l, const CvPlane * yp,
     const CvPlane * cp, cudaStream_t s)
 {
   rgb_to_ycrcb <<<grid_2d (yp->width, yp->height), dim3 (32, 8), 0, s>>>
-      (src->data, src->stride, l.bpp, l.r, l.g, l.b, alpha_of (l),
+      (src->data, src->stride, l.bpp, l.r, l.g, l.b, cv_layout_fourth_byte (l),
       yp->width, yp->height, yp->data, yp->stride, cp->data, cp->stride);
   return (int) cudaGetLastError ();
 }
@@ -944,7 +937,7 @@ launch_from_ycrcb (const CvPlane * yp, const CvPlane * cp,
 {
   ycrcb_to_rgb <<<grid_2d (dst->width, dst->height), dim3 (32, 8), 0, s>>>
       (yp->data, yp->stride, cp->data, cp->stride, ap->data, ap->stride,
-      l.bpp, l.r, l.g, l.b, alpha_of (l), dst->width, dst->height, dst->data,
+      l.bpp, l.r, l.g, l.b, cv_layout_fourth_byte (l), dst->width, dst->height, dst->data,
       dst->stride);
   return (int) cudaGetLastError ();
 }
