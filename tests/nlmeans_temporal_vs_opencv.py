@@ -54,6 +54,18 @@ PATCH, SEARCH = 7, 21
 MARGIN = SEARCH // 2 + PATCH // 2
 
 
+def cuda_usable():
+    """whether cudanlmeans backend=cuda runs a frame (a GPU is usable);
+    Gst.init first"""
+    p = Gst.parse_launch("videotestsrc num-buffers=1 ! cudanlmeans "
+                         "backend=cuda ! fakesink")
+    p.set_state(Gst.State.PLAYING)
+    msg = p.get_bus().timed_pop_filtered(
+        10 * Gst.SECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS)
+    p.set_state(Gst.State.NULL)
+    return msg is not None and msg.type != Gst.MessageType.ERROR
+
+
 def decode(path, n, skip=0):
     """n BGR frames of a file decoded by GStreamer (after skip frames)"""
     pipe = Gst.parse_launch(
@@ -417,18 +429,9 @@ def main():
     if Gst.ElementFactory.find("cudanlmeans") is None:
         print("FAIL: cudanlmeans not found (GST_PLUGIN_PATH?)")
         return 1
-    if args.backend == "cuda":
-        e = Gst.ElementFactory.make("cudanlmeans")
-        e.set_property("backend", "cuda")
-        p = Gst.parse_launch("videotestsrc num-buffers=1 ! cudanlmeans "
-                             "backend=cuda ! fakesink")
-        p.set_state(Gst.State.PLAYING)
-        msg = p.get_bus().timed_pop_filtered(
-            10 * Gst.SECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS)
-        p.set_state(Gst.State.NULL)
-        if msg is None or msg.type == Gst.MessageType.ERROR:
-            print("SKIP: no usable CUDA GPU")
-            return 77
+    if args.backend == "cuda" and not cuda_usable():
+        print("SKIP: no usable CUDA GPU")
+        return 77
     el = Element(args.backend)
     if args.quality:
         quality(el, args)

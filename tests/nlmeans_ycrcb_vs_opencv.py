@@ -32,6 +32,9 @@ except (ImportError, ValueError) as e:
     print("SKIP: %s (run with /usr/bin/python3, python3-opencv)" % e)
     sys.exit(77)
 
+# the GPU probe of the temporal comparison (same directory)
+from nlmeans_temporal_vs_opencv import cuda_usable  # noqa: E402
+
 N = 4096
 
 
@@ -149,16 +152,9 @@ def main():
     if Gst.ElementFactory.find("cudanlmeans") is None:
         print("FAIL: cudanlmeans not found (GST_PLUGIN_PATH?)")
         return 1
-    if args.backend == "cuda":
-        p = Gst.parse_launch("videotestsrc num-buffers=1 ! cudanlmeans "
-                             "backend=cuda ! fakesink")
-        p.set_state(Gst.State.PLAYING)
-        msg = p.get_bus().timed_pop_filtered(
-            10 * Gst.SECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS)
-        p.set_state(Gst.State.NULL)
-        if msg is None or msg.type == Gst.MessageType.ERROR:
-            print("SKIP: no usable CUDA GPU")
-            return 77
+    if args.backend == "cuda" and not cuda_usable():
+        print("SKIP: no usable CUDA GPU")
+        return 77
     failures = []
     img = all_colours()
     print("cv2 %s: the conversions of kernels/nlmeans_ycrcb.h" %
