@@ -36,6 +36,10 @@ caps_have_feature (GstCaps * caps, const gchar * feature)
 #ifndef CVTEST_HAVE_GST_CUDA
 #define CVTEST_HAVE_GST_CUDA 0
 #endif
+#if CVTEST_HAVE_GST_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#endif
 
 GST_START_TEST (test_templates_offer_both_memories)
 {
@@ -550,6 +554,49 @@ gpu_count (void)
   return n;
 }
 
+#if CVTEST_HAVE_GST_CUDA
+/* An application thread that pushes frames into an element with a CUDA
+ * context of its own current finds it current again after each frame,
+ * the context stack as it was: the element pushes and pops its context,
+ * and the pinned staging of system-memory input (taken at the first
+ * frame, from the process-wide cache) is allocated with the device's
+ * primary context pushed on top and popped. Before that fix the staging
+ * went through cudaSetDevice, which put the primary context in place of
+ * the caller's. */
+GST_START_TEST (test_caller_context_kept)
+{
+  GstCudaContext *mine;
+  GstHarness *h;
+  CUcontext top = NULL;
+  guint i;
+
+  fail_unless (gst_cuda_load_library ());
+  mine = gst_cuda_context_new (0);
+  fail_unless (mine != NULL);
+  h = cvtest_harness_new ("cudasobel", "cuda");
+  g_object_set (h->element, "pipeline-depth", 1, NULL);
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 64, 48));
+  fail_unless (gst_cuda_context_push (mine));
+  for (i = 0; i < 3; i++) {
+    GstBuffer *b = gst_buffer_new_allocate (NULL, 64 * 48, NULL);
+
+    gst_buffer_memset (b, 0, 40 * i, 64 * 48);
+    GST_BUFFER_PTS (b) = i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    fail_unless (gst_cuda_context_pop (&top));
+    fail_unless (top == gst_cuda_context_get_handle (mine),
+        "frame %u: the caller's CUDA context is no longer current", i);
+    fail_unless (gst_cuda_context_push (mine));
+  }
+  fail_unless (gst_cuda_context_pop (&top));
+  fail_unless_equals_int (gst_harness_buffers_received (h), 3);
+  gst_harness_teardown (h);
+  gst_object_unref (mine);
+}
+
+GST_END_TEST;
+#endif
+
 static Suite *
 cudamem_suite (void)
 {
@@ -567,6 +614,9 @@ cudamem_suite (void)
     tcase_add_test (tc, test_cuda_memory_canny);
     tcase_add_test (tc, test_cuda_memory_chain_of_three);
     tcase_add_test (tc, test_nvh264dec_sobel);
+#if CVTEST_HAVE_GST_CUDA
+    tcase_add_test (tc, test_caller_context_kept);
+#endif
     /* the dry run of the two-GPU tests: both devices 0 */
     tcase_add_loop_test (tc, test_two_gpus_shared_contexts, 1, 2);
     tcase_add_loop_test (tc, test_two_gpus_given_context, 1, 2);
