@@ -7,12 +7,12 @@
 #define __GST_CUDA_VISION_BASE_PRIVATE_H__
 
 #include "gstcudavisionbase.h"
+#include "gstcvscheduler.h"
 
 G_BEGIN_DECLS
 
-typedef struct _GstCvBackend GstCvBackend;
-
-/* One frame in flight. */
+/* One frame in flight: the scheduler's slot as a backend sees it (the
+ * scheduler fills it, the backend computes it). */
 typedef struct
 {
   gboolean busy;
@@ -27,6 +27,9 @@ typedef struct
   gboolean params_set;          /* get_params filled it: clear_params owed */
   void *op;                     /* the slot's operator (priv->ops) */
   gpointer backend_state;       /* the backend's (CUDA: stream, planes) */
+  gboolean discont;             /* its output is marked DISCONT */
+  gint64 enter_time;            /* monotonic, us: entered the scheduler
+                                 * (before waiting for a free slot) */
   gint64 submit_time;           /* monotonic, us */
   gint64 submit_us;             /* host time in gst_cv_scheduler_submit (),
                                  * output buffer included */
@@ -34,6 +37,8 @@ typedef struct
   gboolean timed;               /* stage timings wanted (post-stats, debug) */
   GstCudaVisionWaitMode wait_mode;      /* latched at submit */
   gdouble cpu_ms;               /* the CPU backend's processing time */
+  gint64 complete_at;           /* gst_cv_backend_cpu_delayed: monotonic
+                                 * us at which the frame is complete */
   /* lookahead (gstcvhistory.c): see GstCudaVisionFrame */
   gint64 store, centre;
   guint radius;
@@ -60,6 +65,8 @@ typedef struct
   gpointer ctx;                 /* the shared GstCudaContext, if any */
   guint64 host_transfers;       /* OBJECT_LOCK */
   gint cancel;                  /* atomic: flushing or stopping */
+  gboolean qos_dropped;         /* the last input was dropped for QoS: the
+                                 * next output is marked DISCONT */
   gint prio_least, prio_greatest;       /* the device's stream priorities
                                          * (CUDA's numbers), at start */
   gint stream_priority_used;    /* the level of the streams last created
@@ -75,25 +82,10 @@ typedef struct
   gpointer op_info;             /* the operator's info (op_info_size) */
   GstCaps *refused_caps;        /* last caps refused with an error */
 
-  /* frames in flight (the scheduler) */
-  guint depth;                  /* latched per frame */
-  GstCvSlot slots[GST_CUDA_VISION_MAX_DEPTH];
-  GQueue pending;               /* GstCvSlot *, oldest first */
+  /* the frames in flight, the lookahead, the output thread and the
+   * statistics (gstcvscheduler.c: its own state) */
+  GstCvScheduler *sched;
 
-  /* lookahead (gstcvhistory.c) */
-  guint lookahead;              /* set_info */
-  GQueue history;               /* GstBuffer *: inputs whose output is owed */
-  gint64 next_store;            /* index of the next input */
-  gint64 next_centre;           /* index of history's head */
-
-  /* statistics (the scheduler) */
-  gint64 stats_start, stats_last;
-  GstClockTime stats_pts, stats_duration;
-  guint stats_frames;
-  gdouble stats_upload, stats_kernel, stats_download, stats_latency;
-  gdouble stats_submit, stats_wait, stats_finish;       /* host, us */
-  gdouble last_finish_us;       /* the previous frame's completion after
-                                 * its wait (counted with the next one) */
   gchar *cost_warned;           /* setting of the last cost warning */
 } GstCudaVisionBasePrivate;
 
@@ -109,6 +101,10 @@ struct _GstCvBackend
 {
   const gchar *name;
   GstCudaVisionBackend kind;
+  /* TRUE: submit () only queues the frame and wait () completes it later
+   * (the scheduler's output thread waits and pushes); FALSE: submit ()
+   * computes it (the scheduler runs synchronously, depth 1) */
+  gboolean async;
   /* NULL -> READY: look for the device's shared context early, so that
    * neighbours find one context whatever the order they start in
    * (optional). */
@@ -134,6 +130,12 @@ struct _GstCvBackend
 };
 
 extern const GstCvBackend gst_cv_backend_cpu;
+/* The CPU backend made asynchronous for the tests of the output thread on
+ * machines without a GPU: the frame is computed at submit, its completion
+ * is reported CUDAVISION_TEST_COMPLETION_DELAY_US microseconds after the
+ * submission ends (wait () sleeps until then), as a GPU's would be.
+ * Chosen instead of the CPU backend when that variable is set. */
+extern const GstCvBackend gst_cv_backend_cpu_delayed;
 /* NULL in a build without CUDA (gstcvbackend-none.c) */
 extern const GstCvBackend *const gst_cv_backend_cuda;
 
@@ -141,41 +143,6 @@ extern const GstCvBackend *const gst_cv_backend_cuda;
 void gst_cv_properties_install (GObjectClass * gobject_class);
 void gst_cv_properties_init (GstCudaVisionBase * self);
 
-/* gstcvscheduler.c: the frames in flight */
-GstFlowReturn gst_cv_scheduler_submit (GstCudaVisionBase * self,
-    GstBuffer * inbuf);
-GstFlowReturn gst_cv_scheduler_generate (GstCudaVisionBase * self,
-    GstBuffer ** outbuf);
-GstFlowReturn gst_cv_scheduler_drain (GstCudaVisionBase * self);
-/* submit inbuf (taken) as frame `store` producing the output of frame
- * `centre` (metabuf, taken: the buffer the output buffer is made from;
- * NULL: inbuf, and no output when centre < 0) */
-GstFlowReturn gst_cv_scheduler_submit_frame (GstCudaVisionBase * self,
-    GstBuffer * inbuf, GstBuffer * metabuf, gint64 store, gint64 centre,
-    guint radius);
-/* complete the oldest frames in flight until fewer than max are, pushing
- * their outputs */
-GstFlowReturn gst_cv_scheduler_finish_until (GstCudaVisionBase * self,
-    guint max);
-/* the LATENCY query's additions (frames in flight, lookahead) */
-void gst_cv_scheduler_latency (GstCudaVisionBase * self, GstQuery * query);
-
-/* gstcvhistory.c: the lookahead (gst_cuda_vision_base_set_lookahead) */
-GstFlowReturn gst_cv_history_submit (GstCudaVisionBase * self,
-    GstBuffer * inbuf);
-/* submit the frames still owed with the window shrunk at the end, then
- * reset (EOS, caps, stream start, segment) */
-GstFlowReturn gst_cv_history_drain (GstCudaVisionBase * self);
-/* discard the frames owed (flush, stop) */
-void gst_cv_history_reset (GstCudaVisionBase * self);
-void gst_cv_scheduler_drop (GstCudaVisionBase * self);
-void gst_cv_scheduler_free_slots (GstCudaVisionBase * self);
-void gst_cv_scheduler_final_stats (GstCudaVisionBase * self);
-/* A status of a backend or subclass that is not CV_OK, as a flow return
- * (posting an element error unless the status says it is posted, or the
- * frame was cancelled). */
-GstFlowReturn gst_cv_scheduler_failed (GstCudaVisionBase * self, int status,
-    const gchar * where);
 /* the timing fields of a frame message */
 void gst_cv_set_frame_times (GstCudaVisionBase * self, GstStructure * s,
     GstClockTime pts, GstClockTime duration);

@@ -6,7 +6,8 @@
  * itself: the backend chosen at start, caps negotiation,
  * events, queries and state changes. The work is done by its units:
  * gstcvproperties.c (the properties: specs, defaults, set and get),
- * gstcvscheduler.c (the frames in flight), gstcvbackend-cpu.c and
+ * gstcvscheduler.c (the frames in flight, the lookahead, the output
+ * thread and the statistics: an object of its own), gstcvbackend-cpu.c and
  * gstcvbackend-cuda.c (where a frame is computed), gstcvcudacontext.c (the
  * shared CUDA context), gstcvallocation.c (pools and allocators next to
  * gstcvpinned.c and the shared pinned staging, gstcvpinnedcache.c),
@@ -97,11 +98,12 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
   GstCudaVisionBackend want;
   gchar *reason = NULL;
   gint device_id;
+  guint depth;
 
   GST_OBJECT_LOCK (self);
   want = priv->backend;
   device_id = priv->device_id;
-  priv->depth = priv->pipeline_depth;
+  depth = priv->pipeline_depth;
   GST_OBJECT_UNLOCK (self);
   priv->stream_priority_used = -1;
 
@@ -125,19 +127,25 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
             "running on the CPU: %s", reason), ("backend=auto; set "
             "backend=cpu to run on the CPU without this warning"));
   g_free (reason);
+  /* the tests' asynchronous stand-in for a GPU (gstcvbackend-cpu.c) */
+  if (be == &gst_cv_backend_cpu
+      && g_getenv ("CUDAVISION_TEST_COMPLETION_DELAY_US"))
+    be = &gst_cv_backend_cpu_delayed;
 
+  g_atomic_int_set (&priv->cancel, 0);
+  if (!gst_cv_scheduler_start (priv->sched, be, depth))
+    return FALSE;
   priv->be = be;
-  priv->ops = be == &gst_cv_backend_cpu ? klass->cpu_ops : klass->cuda_ops;
+  priv->ops = be->kind == GST_CUDA_VISION_BACKEND_CPU ? klass->cpu_ops :
+      klass->cuda_ops;
   GST_OBJECT_LOCK (self);
   priv->active_backend = be->kind;
   priv->host_transfers = 0;
   GST_OBJECT_UNLOCK (self);
-  g_atomic_int_set (&priv->cancel, 0);
   g_object_notify (G_OBJECT (self), "active-backend");
-  GST_INFO_OBJECT (self, "backend %s, device %d, pipeline depth %u", be->name,
-      priv->device, priv->depth);
-  priv->stats_frames = 0;
-  priv->stats_start = 0;
+  GST_INFO_OBJECT (self, "backend %s (%s), device %d, pipeline depth %u",
+      be->name, be->async ? "asynchronous: output thread" : "synchronous",
+      priv->device, gst_cv_scheduler_get_depth (priv->sched));
   return TRUE;
 }
 
@@ -147,7 +155,7 @@ gst_cuda_vision_base_stop (GstBaseTransform * trans)
   GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
 
-  gst_cv_scheduler_free_slots (self);
+  gst_cv_scheduler_stop (priv->sched);
   priv->negotiated = FALSE;
   gst_clear_caps (&priv->refused_caps);
   priv->be = NULL;
@@ -167,6 +175,7 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
   GstVideoInfo in_info, out_info;
   gboolean fps_changed;
+  guint lookahead;
 
   if (!gst_video_info_from_caps (&in_info, incaps)
       || !gst_video_info_from_caps (&out_info, outcaps)) {
@@ -188,8 +197,7 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   /* frames in flight (and owed) belong to the old caps, so do the
    * operators */
-  gst_cv_history_drain (self);
-  gst_cv_scheduler_free_slots (self);
+  gst_cv_scheduler_reset (priv->sched);
 
   priv->in_cuda_mem = gst_cv_caps_is_cuda_memory (incaps);
   priv->out_cuda_mem = gst_cv_caps_is_cuda_memory (outcaps);
@@ -210,7 +218,8 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (!priv->op_info)
     priv->op_info = g_malloc0 (MAX (klass->op_info_size, 1));
   memset (priv->op_info, 0, MAX (klass->op_info_size, 1));
-  priv->lookahead = 0;
+  lookahead = gst_cv_scheduler_get_lookahead (priv->sched);
+  gst_cv_scheduler_set_lookahead (priv->sched, 0);
   if (!klass->set_info (self, incaps, &in_info, outcaps, &out_info,
           priv->op_info))
     return FALSE;
@@ -220,7 +229,9 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
    * subclass asks for the next negotiation */
   priv->output_is_input = g_atomic_int_get (&priv->want_output_is_input);
   priv->negotiated = TRUE;
-  if (fps_changed && priv->depth > 1)
+  /* the lookahead's latency is in frame durations */
+  if ((fps_changed && lookahead > 0)
+      || lookahead != gst_cv_scheduler_get_lookahead (priv->sched))
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_latency (GST_OBJECT (self)));
   return TRUE;
@@ -252,13 +263,24 @@ gst_cuda_vision_base_submit_input_buffer (GstBaseTransform * trans,
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
   GstFlowReturn ret;
   GstBuffer *inbuf;
+  gboolean discont = GST_BUFFER_IS_DISCONT (input) || priv->qos_dropped;
   guint depth;
+
+  /* a renegotiation (downstream asked for it) may change the output caps
+   * and pool: the frames in flight leave first */
+  if (gst_cv_scheduler_is_async (priv->sched)
+      && gst_pad_needs_reconfigure (GST_BASE_TRANSFORM_SRC_PAD (trans)))
+    gst_cv_scheduler_drain (priv->sched, FALSE);
 
   /* chain up: QoS (late frames dropped here), reconfiguration; the buffer
    * lands in queued_buf */
   ret = GST_BASE_TRANSFORM_CLASS
       (gst_cuda_vision_base_parent_class)->submit_input_buffer (trans,
       is_discont, input);
+  /* the next output after a frame dropped for QoS is marked DISCONT (as
+   * GstBaseTransform does for the outputs it pushes itself) */
+  priv->qos_dropped = ret == GST_BASE_TRANSFORM_FLOW_DROPPED
+      || (priv->qos_dropped && ret == GST_FLOW_OK && !trans->queued_buf);
   if (ret != GST_FLOW_OK || trans->queued_buf == NULL)
     return ret;
   inbuf = trans->queued_buf;
@@ -270,24 +292,26 @@ gst_cuda_vision_base_submit_input_buffer (GstBaseTransform * trans,
         ("buffer before caps were negotiated"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
+  /* pipeline-depth: the back-pressure bound from this frame on (frames
+   * leave as soon as they are done whatever the depth: the latency does
+   * not change with it) */
   GST_OBJECT_LOCK (self);
   depth = priv->pipeline_depth;
   GST_OBJECT_UNLOCK (self);
-  if (priv->active_backend == GST_CUDA_VISION_BACKEND_CUDA
-      && depth != priv->depth) {
-    GST_INFO_OBJECT (self, "pipeline depth %u -> %u", priv->depth, depth);
-    priv->depth = depth;
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_latency (GST_OBJECT (self)));
+  if (gst_cv_scheduler_is_async (priv->sched)
+      && depth != gst_cv_scheduler_get_depth (priv->sched)) {
+    GST_INFO_OBJECT (self, "pipeline depth %u -> %u",
+        gst_cv_scheduler_get_depth (priv->sched), depth);
+    gst_cv_scheduler_set_depth (priv->sched, depth);
   }
-  return gst_cv_scheduler_submit (self, inbuf);
+  return gst_cv_scheduler_submit (priv->sched, inbuf, discont);
 }
 
 static GstFlowReturn
 gst_cuda_vision_base_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf)
 {
-  return gst_cv_scheduler_generate (GST_CUDA_VISION_BASE (trans), outbuf);
+  return gst_cv_scheduler_generate (GST_CV_PRIV (trans)->sched, outbuf);
 }
 
 /* Never called: frames go through submit_input_buffer()/generate_output().
@@ -308,29 +332,31 @@ gst_cuda_vision_base_sink_event (GstBaseTransform * trans, GstEvent * event)
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_START:
-      /* a frame the CPU is computing stops early (CV_ERROR_CANCELLED) */
+      /* a frame the CPU is computing stops early (CV_ERROR_CANCELLED); a
+       * streaming thread waiting for a free slot or a drain returns */
       g_atomic_int_set (&priv->cancel, 1);
+      gst_cv_scheduler_flush_start (priv->sched);
       break;
     case GST_EVENT_FLUSH_STOP:
-      if (priv->be)
-        gst_cv_scheduler_drop (self);
+      gst_cv_scheduler_flush_stop (priv->sched);
+      priv->qos_dropped = FALSE;
       g_atomic_int_set (&priv->cancel, 0);
       break;
     default:
-      /* keep serialized events (EOS, segment, gap, caps, tags, ...) in
-       * order with the frames in flight */
-      if (GST_EVENT_IS_SERIALIZED (event) && priv->be) {
+      /* serialized events (EOS, segment, gap, caps, tags, custom ...) pass
+       * once every earlier frame is pushed: nothing is reordered */
+      if (GST_EVENT_IS_SERIALIZED (event)) {
         GstEventType t = GST_EVENT_TYPE (event);
         /* frames owed by a lookahead: at the end of a stream or segment */
-        GstFlowReturn ret = t == GST_EVENT_EOS || t == GST_EVENT_SEGMENT
-            || t == GST_EVENT_STREAM_START ? gst_cv_history_drain (self) :
-            gst_cv_scheduler_drain (self);
+        GstFlowReturn ret = gst_cv_scheduler_drain (priv->sched,
+            t == GST_EVENT_EOS || t == GST_EVENT_SEGMENT
+            || t == GST_EVENT_STREAM_START);
         if (ret != GST_FLOW_OK)
           GST_DEBUG_OBJECT (self, "drain before %s: %s",
               GST_EVENT_TYPE_NAME (event), gst_flow_get_name (ret));
       }
       if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
-        gst_cv_scheduler_final_stats (self);
+        gst_cv_scheduler_final_stats (priv->sched);
       break;
   }
   return
@@ -350,11 +376,31 @@ gst_cuda_vision_base_query (GstBaseTransform * trans, GstPadDirection dir,
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
       && gst_cv_cuda_context_query (GST_ELEMENT (self), query, priv->ctx))
     return TRUE;
+  /* serialized queries (allocation, drain, custom) pass once every
+   * earlier frame is pushed */
+  if (dir == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query))
+    gst_cv_scheduler_drain (priv->sched, FALSE);
+  /* the position of what the output thread pushed (GstBaseTransform
+   * knows only what it pushed itself) */
+  if (dir == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_POSITION
+      && gst_cv_scheduler_is_async (priv->sched)) {
+    GstFormat format;
+    GstClockTime pos = gst_cv_scheduler_position (priv->sched);
+
+    gst_query_parse_position (query, &format, NULL);
+    if (format == GST_FORMAT_TIME && trans->segment.format == GST_FORMAT_TIME
+        && GST_CLOCK_TIME_IS_VALID (pos)) {
+      gst_query_set_position (query, format,
+          gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, pos));
+      return TRUE;
+    }
+  }
   ret = GST_BASE_TRANSFORM_CLASS
       (gst_cuda_vision_base_parent_class)->query (trans, dir, query);
 
   if (ret && dir == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
-    gst_cv_scheduler_latency (self, query);
+    gst_cv_scheduler_latency (priv->sched, priv->negotiated ? &priv->in_info :
+        NULL, query);
   return ret;
 }
 
@@ -398,8 +444,10 @@ gst_cuda_vision_base_change_state (GstElement * element,
   }
   /* stopping: a frame the CPU is computing stops early, so that the
    * streaming thread lets go of the stream lock the deactivation takes */
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     g_atomic_int_set (&priv->cancel, 1);
+    gst_cv_scheduler_flush_start (priv->sched);
+  }
   ret = GST_ELEMENT_CLASS (gst_cuda_vision_base_parent_class)->change_state
       (element, transition);
   if (transition == GST_STATE_CHANGE_READY_TO_NULL)
@@ -413,7 +461,8 @@ gst_cuda_vision_base_finalize (GObject * object)
   GstCudaVisionBase *self = GST_CUDA_VISION_BASE (object);
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
 
-  gst_cv_scheduler_free_slots (self);
+  gst_cv_scheduler_free (priv->sched);
+  priv->sched = NULL;
   gst_cv_cuda_context_clear (&priv->ctx);
   g_free (priv->cost_warned);
   g_free (priv->op_info);
@@ -477,6 +526,5 @@ gst_cuda_vision_base_init (GstCudaVisionBase * self)
   gst_cv_properties_init (self);
   gst_cv_pinned_cache_use ();
   priv->active_backend = GST_CUDA_VISION_BACKEND_AUTO;
-  g_queue_init (&priv->pending);
-  g_queue_init (&priv->history);
+  priv->sched = gst_cv_scheduler_new (self);
 }

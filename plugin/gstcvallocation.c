@@ -80,7 +80,7 @@ gst_cv_allocation_propose (GstCudaVisionBase * self, GstQuery * query)
   GstCaps *caps;
   GstVideoInfo info;
   gboolean need_pool;
-  guint min = priv->depth + 1;
+  guint min = gst_cv_scheduler_get_depth (priv->sched) + 1;
 
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   gst_query_parse_allocation (query, &caps, &need_pool);
@@ -146,7 +146,7 @@ gst_cv_allocation_decide (GstCudaVisionBase * self, GstQuery * query)
   GstVideoInfo info;
   GstBufferPool *pool = NULL;
   guint size = 0, min = 0, max = 0;
-  guint need = priv->depth + 1;
+  guint need = gst_cv_scheduler_get_depth (priv->sched) + 1;
   gboolean cuda_mem;
 
   gst_query_parse_allocation (query, &caps, NULL);

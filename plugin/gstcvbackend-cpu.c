@@ -70,6 +70,52 @@ cpu_slot_free (GstCudaVisionBase * self, GstCvSlot * s)
 }
 
 const GstCvBackend gst_cv_backend_cpu = {
-  "cpu", GST_CUDA_VISION_BACKEND_CPU, NULL, NULL, cpu_open, cpu_submit,
+  "cpu", GST_CUDA_VISION_BACKEND_CPU, FALSE, NULL, NULL, cpu_open, cpu_submit,
   cpu_wait, cpu_sync, cpu_slot_free
+};
+
+/* The tests' stand-in for an asynchronous backend (a GPU) on machines
+ * without one: the CPU operator computes the frame at submit, and the
+ * frame is complete CUDAVISION_TEST_COMPLETION_DELAY_US microseconds
+ * later (wait () sleeps until then; sync () too: a frame dropped on flush
+ * is waited for, as the device's are). It runs the scheduler's output
+ * thread, back-pressure, drains and flushes exactly as the CUDA backend
+ * does; its outputs are the CPU backend's. */
+static gint64
+completion_delay_us (void)
+{
+  const gchar *v = g_getenv ("CUDAVISION_TEST_COMPLETION_DELAY_US");
+  gint64 d = v ? g_ascii_strtoll (v, NULL, 10) : 0;
+
+  return CLAMP (d, 0, 10 * G_USEC_PER_SEC);
+}
+
+static int
+delayed_submit (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  int status = cpu_submit (self, s);
+
+  s->complete_at = g_get_monotonic_time () + completion_delay_us ();
+  return status;
+}
+
+static void
+delayed_sync (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  gint64 left = s->complete_at - g_get_monotonic_time ();
+
+  if (left > 0)
+    g_usleep (left);
+}
+
+static gboolean
+delayed_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
+{
+  delayed_sync (self, s);
+  return cpu_wait (self, s, ms);
+}
+
+const GstCvBackend gst_cv_backend_cpu_delayed = {
+  "cpu", GST_CUDA_VISION_BACKEND_CPU, TRUE, NULL, NULL, cpu_open,
+  delayed_submit, delayed_wait, delayed_sync, cpu_slot_free
 };

@@ -701,7 +701,7 @@ cuda_sync (GstCudaVisionBase * self, GstCvSlot * s)
 }
 
 static const GstCvBackend backend = {
-  "cuda", GST_CUDA_VISION_BACKEND_CUDA, cuda_ready, cuda_error_string,
+  "cuda", GST_CUDA_VISION_BACKEND_CUDA, TRUE, cuda_ready, cuda_error_string,
   cuda_open, cuda_submit, cuda_wait, cuda_sync, cuda_slot_free
 };
 

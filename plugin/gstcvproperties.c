@@ -124,7 +124,6 @@ gst_cv_properties_init (GstCudaVisionBase * self)
   priv->n_threads = DEFAULT_N_THREADS;
   priv->wait_mode = DEFAULT_WAIT_MODE;
   priv->stream_priority = DEFAULT_STREAM_PRIORITY;
-  priv->depth = DEFAULT_PIPELINE_DEPTH;
   priv->stream_priority_used = -1;
 }
 

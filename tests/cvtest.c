@@ -12,6 +12,17 @@ cvtest_backend (void)
   return (b && *b) ? b : "cpu";
 }
 
+guint
+cvtest_wait_for_outputs (GstHarness * h, guint n)
+{
+  gint64 until = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (gst_harness_buffers_in_queue (h) < n
+      && g_get_monotonic_time () < until)
+    g_usleep (200);
+  return gst_harness_buffers_in_queue (h);
+}
+
 gboolean
 cvtest_backend_is_cuda (void)
 {

@@ -20,6 +20,10 @@ G_BEGIN_DECLS
 /* "cpu" or "cuda" from CUDAVISION_TEST_BACKEND (default "cpu"). */
 const gchar *cvtest_backend (void);
 gboolean cvtest_backend_is_cuda (void);
+/* Waits (10 s at most) until n buffers reached the harness' sink and
+ * returns how many did: asynchronous backends push from the element's
+ * output thread after the push that submitted the frame has returned. */
+guint cvtest_wait_for_outputs (GstHarness * h, guint n);
 
 /* TRUE when an element started with backend=auto picks the GPU; else FALSE
  * and *reason (if not NULL) says why. */
