@@ -5,7 +5,12 @@
  * once, or as N independent pipelines in one process (--streams N, each
  * fed from its own appsrc by its own thread, spread round-robin over the
  * --devices), R times (--repeat R: every figure is the median of the R
- * runs, with their min and max).
+ * runs, with their min and max). Frames go in as fast as the element
+ * takes them or, with --live FPS, as from a camera: a live appsrc (no
+ * do-timestamp, timestamps k / FPS), frame k of every stream pushed at
+ * its due time start + k / FPS; the report then has the latency the
+ * element adds per frame (median, p99, max) and the frames into and out
+ * of the element, which must be equal.
  *
  * Prints frames/s: the aggregate, i.e. the frames of all streams (each
  * after its warm-up) over the wall time from the earliest first counted
@@ -71,10 +76,11 @@
 typedef struct
 {
   gchar *element, *props, *format, *backend, *input, *devices_arg;
-  gchar *wait_mode, *json, *label, *priority_arg;
+  gchar *wait_mode, *json, *label, *priority_arg, *live_arg;
   gint priority;                /* stream 0's stream-priority, -1: not set */
   gint width, height, depth, frames, warmup, streams, repeat;
   gdouble seconds;
+  gdouble live;                 /* --live FPS, 0: as fast as possible */
   gboolean no_floor, no_stats, check;
   gint devices[MAX_DEV];
   guint n_devices;
@@ -107,7 +113,13 @@ typedef struct
                                  * at its src pad (frame k's slot k: the
                                  * two pads' probes may run in different
                                  * threads, each writes its own array) */
+  gint n_in, n_out;             /* buffers through the element's sink and
+                                 * src pads (atomic) */
   guint pushed;
+  gint64 t_start;               /* --live: frame k is due at t_start +
+                                 * k / FPS (monotonic us) */
+  guint late;                   /* --live: frames pushed more than a frame
+                                 * period after their due time */
   GThread *thread;
   GstBuffer **made;             /* the 4 input frames */
   gint64 deadline;
@@ -142,6 +154,10 @@ typedef struct
   gdouble dev_fps[MAX_DEV];     /* per device (index into Opts.devices),
                                  * each over its own window */
   gdouble lat_mean, lat_p99;    /* ms, over all streams */
+  gdouble lat_p50, lat_max;     /* ms, over all streams */
+  guint n_in, n_out;            /* buffers in and out of the elements, all
+                                 * streams, warm-up included */
+  guint late;                   /* --live: pushes a period late or more */
   gdouble *stream_p50, *stream_p99;     /* ms, per stream */
   gdouble lat0_p50, lat0_p99;   /* ms, stream 0 */
   gdouble lat_others_p50, lat_others_p99;       /* ms, streams 1.., pooled;
@@ -172,7 +188,8 @@ probe_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 
   /* the sink pad's probe runs in the streaming thread, the src pad's in
    * whichever thread the element pushes from: each writes only its own
-   * array (read after EOS) */
+   * array (read after EOS) and its own counter */
+  g_atomic_int_inc (in ? &t->n_in : &t->n_out);
   if (idx < t->cap)
     (in ? t->t_in : t->t_out)[idx] = now;
   return GST_PAD_PROBE_OK;
@@ -376,8 +393,11 @@ stream_new (const Opts * o, guint idx, gint device, GstCaps * caps,
   t->idx = idx;
   t->device = device;
   t->made = made;
+  /* --live: a live source (a camera's timestamps, not the arrival time:
+   * do-timestamp off), paced by the pushing thread */
   desc = g_strdup_printf ("appsrc name=src format=time max-buffers=2 "
-      "block=true ! %s name=el %s ! %s ! fakesink name=sink sync=false",
+      "block=true is-live=%s do-timestamp=false ! %s name=el %s ! %s ! "
+      "fakesink name=sink sync=false", o->live > 0 ? "true" : "false",
       o->element, o->props ? o->props : "", cuda_mem ?
       "video/x-raw(memory:CUDAMemory)" : "video/x-raw");
   t->pipe = gst_parse_launch (desc, &err);
@@ -415,7 +435,8 @@ stream_new (const Opts * o, guint idx, gint device, GstCaps * caps,
   if (cuda_ctx)
     gst_element_set_context (t->pipe, cuda_ctx);
 
-  t->dur = GST_SECOND / 30;
+  t->dur = o->live > 0 ? (GstClockTime) (GST_SECOND / o->live) :
+      GST_SECOND / 30;
   t->cap = o->frames > 0 ? (guint) o->frames :
       MAX (20000u, 4000000u / (guint) o->streams);
   t->t_in = g_new0 (gint64, t->cap);
@@ -463,7 +484,22 @@ push_thread (gpointer data)
   Stream *t = data;
 
   while (t->pushed < t->cap) {
-    GstBuffer *b = gst_buffer_copy (t->made[t->pushed % 4]);    /* shares memory */
+    GstBuffer *b;
+
+    if (t->o->live > 0) {
+      /* a camera: frame k is pushed at its due time, not before; a frame
+       * the element (a full appsrc) held back goes as soon as it can */
+      gint64 due = t->t_start + (gint64) (t->pushed * 1e6 / t->o->live);
+      gint64 now = g_get_monotonic_time ();
+
+      if (now < due)
+        g_usleep (due - now);
+      else if (now - due > (gint64) (1e6 / t->o->live))
+        t->late++;
+      if (t->o->frames <= 0 && due > t->deadline)
+        break;
+    }
+    b = gst_buffer_copy (t->made[t->pushed % 4]);       /* shares memory */
 
     GST_BUFFER_PTS (b) = t->pushed * t->dur;
     GST_BUFFER_DURATION (b) = t->dur;
@@ -548,6 +584,18 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
       g_printerr ("could not start pipeline %u\n", i);
       exit (1);
     }
+  /* --live: wait until every live source plays (a live pipeline does not
+   * preroll; its sink completes its state change on the first frame), so
+   * that no frame is due before its pipeline runs */
+  for (i = 0; o->live > 0 && i < n_streams; i++) {
+    GstState st = GST_STATE_NULL;
+
+    if (gst_element_get_state (s[i]->src, &st, NULL, 10 * GST_SECOND) ==
+        GST_STATE_CHANGE_FAILURE || st != GST_STATE_PLAYING) {
+      g_printerr ("pipeline %u did not start\n", i);
+      exit (1);
+    }
+  }
 
   if (!g_str_equal (o->backend, "cpu")) {
     gchar *bus_ids[MAX_DEV] = { NULL };
@@ -567,6 +615,9 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
   t0 = g_get_monotonic_time ();
   for (i = 0; i < n_streams; i++) {
     s[i]->deadline = t0 + (gint64) (o->seconds * 1e6);
+    /* --live: every stream on its own thread and its own schedule, all
+     * schedules from the same start */
+    s[i]->t_start = t0;
     s[i]->thread = g_thread_new ("push", push_thread, s[i]);
   }
   for (i = 0; i < n_streams; i++) {
@@ -622,6 +673,12 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
             "the sink, expected %d\n", i, t->pushed, t->out_frames, o->frames);
         ok = FALSE;
       }
+      if (g_atomic_int_get (&t->n_in) != g_atomic_int_get (&t->n_out)) {
+        g_printerr ("CHECK FAILED: stream %u: %d frames into the element, "
+            "%d out of it\n", i, g_atomic_int_get (&t->n_in),
+            g_atomic_int_get (&t->n_out));
+        ok = FALSE;
+      }
       if (t->pts_bad) {
         g_printerr ("CHECK FAILED: stream %u: timestamps not increasing "
             "from 0 (or a frame not mappable)\n", i);
@@ -661,6 +718,9 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
       Stream *t = s[i];
       guint w = MIN ((guint) o->warmup, t->pushed / 4), k, nf = 0;
 
+      r->n_in += g_atomic_int_get (&t->n_in);
+      r->n_out += g_atomic_int_get (&t->n_out);
+      r->late += t->late;
       first[i] = G_MAXINT64;
       for (k = w; k < t->pushed && k < t->cap; k++) {
         if (!t->t_out[k] || !t->t_in[k])
@@ -743,6 +803,8 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
       qsort (lat, n_lat, sizeof (gdouble), cmp_double);
       r->lat_mean = sum / n_lat;
       r->lat_p99 = lat[(guint) floor (0.99 * (n_lat - 1))];
+      r->lat_p50 = quantile (lat, n_lat, 0.5);
+      r->lat_max = lat[n_lat - 1];
     }
     /* per stream, then stream 0 against the others pooled (lat reused:
      * stream 0's first, the others' after them) */
@@ -882,7 +944,8 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
       l0p50[3], l0p99[3], lop50[3], lop99[3], *sp50, *sp99,
       share[3] = { -1, -1, -1 }, dev[MAX_DEV][3], nv[MAX_DEV][3],
       kb[MAX_DEV][3], win[3], fwin[3], nfr[3], ssum[3], com[3], fmin[3],
-      fmax[3], fratio[3];
+      fmax[3], fratio[3], lp50[3], lmax[3];
+  guint64 n_in = 0, n_out = 0, late = 0;
   gboolean bug = FALSE;
   RunResult *r0 = &runs[0];
   gsize out_bytes = r0->out_bytes;
@@ -915,6 +978,13 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   RUNS_MMM (fair_min, fmin);
   RUNS_MMM (fair_max, fmax);
   RUNS_MMM (fair_ratio, fratio);
+  RUNS_MMM (lat_p50, lp50);
+  RUNS_MMM (lat_max, lmax);
+  for (k = 0; k < n_runs; k++) {
+    n_in += runs[k].n_in;
+    n_out += runs[k].n_out;
+    late += runs[k].late;
+  }
   /* each stream's p50 and p99: the medians over the runs */
   sp50 = g_new (gdouble, o->streams);
   sp99 = g_new (gdouble, o->streams);
@@ -1007,7 +1077,11 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     g_free (n);
   }
   ROW ("latency mean (ms)", lm, ".3f");
+  if (o->live > 0)
+    ROW ("latency p50 (ms)", lp50, ".3f");
   ROW ("latency p99 (ms)", lp, ".3f");
+  if (o->live > 0)
+    ROW ("latency max (ms)", lmax, ".3f");
   if (o->streams > 1) {
     ROW ("stream 0 latency p50 (ms)", l0p50, ".3f");
     ROW ("stream 0 latency p99 (ms)", l0p99, ".3f");
@@ -1045,6 +1119,21 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   else if (o->streams > 1)
     g_print ("fairness     n/a: no common window (a stream ended before the "
         "first one's warm-up did)\n");
+  if (o->live > 0) {
+    g_print ("live         %g frames/s per stream, each pushed at its due "
+        "time (start + k / %g s, appsrc is-live, do-timestamp off); %"
+        G_GUINT64_FORMAT " pushed a frame period or more late\n", o->live,
+        o->live, late);
+    g_print ("live frames  in %" G_GUINT64_FORMAT ", out %" G_GUINT64_FORMAT
+        " (element sink pad / src pad, all streams, all runs, warm-up "
+        "included): %s\n", n_in, n_out, n_in == n_out ? "equal" :
+        "NOT EQUAL: frames lost or added in the element");
+    g_print ("live latency p50 %.3f ms [%.3f-%.3f], p99 %.3f ms [%.3f-%.3f],"
+        " max %.3f ms [%.3f-%.3f] added per frame (element sink pad in -> "
+        "src pad out, after warm-up, all streams; median [min-max] of %u "
+        "run%s)\n", lp50[0], lp50[1], lp50[2], lp[0], lp[1], lp[2], lmax[0],
+        lmax[1], lmax[2], n_runs, n_runs == 1 ? "" : "s");
+  }
   g_print ("latency      mean %.3f ms, p99 %.3f ms (in element, wall)\n",
       lm[0], lp[0]);
   g_print ("cpu          %.1f us process CPU time per frame (getrusage, all "
@@ -1109,6 +1198,11 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
       o->priority, r0->priority0, l0p50[0], l0p99[0], lop50[0], lop99[0],
       win[0], fwin[0], nfr[0], ssum[0], smax[0], com[0], fmin[0], fmax[0],
       fratio[0], bug);
+  if (o->live > 0)
+    g_print (" live_fps=%g live_in=%" G_GUINT64_FORMAT " live_out=%"
+        G_GUINT64_FORMAT " live_late=%" G_GUINT64_FORMAT " live_lat_p50_ms=%.3f"
+        " live_lat_p99_ms=%.3f live_lat_max_ms=%.3f", o->live, n_in, n_out,
+        late, lp50[0], lp[0], lmax[0]);
   g_print ("\n");
 
   if (o->json) {
@@ -1185,6 +1279,22 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     json_mmm (j, "lat_mean_ms", lm);
     g_string_append (j, ", ");
     json_mmm (j, "lat_p99_ms", lp);
+    g_string_append (j, ", ");
+    json_mmm (j, "lat_p50_ms", lp50);
+    g_string_append (j, ", ");
+    json_mmm (j, "lat_max_ms", lmax);
+    g_string_append_printf (j, ", \"frames_in\": %" G_GUINT64_FORMAT
+        ", \"frames_out\": %" G_GUINT64_FORMAT ", \"live_fps\": %g",
+        n_in, n_out, o->live);
+    if (o->live > 0) {
+      g_string_append_printf (j, ", \"live_late\": %" G_GUINT64_FORMAT ", ",
+          late);
+      json_mmm (j, "live_lat_p50_ms", lp50);
+      g_string_append (j, ", ");
+      json_mmm (j, "live_lat_p99_ms", lp);
+      g_string_append (j, ", ");
+      json_mmm (j, "live_lat_max_ms", lmax);
+    }
     g_string_append_printf (j, ", \"priority\": %d, \"priority_level\": %d, ",
         o->priority, r0->priority0);
     json_mmm (j, "lat0_p50_ms", l0p50);
@@ -1304,6 +1414,7 @@ opts_clear (Opts * o)
   g_free (o->json);
   g_free (o->label);
   g_free (o->priority_arg);
+  g_free (o->live_arg);
 }
 
 static gboolean
@@ -1366,6 +1477,13 @@ main (int argc, char **argv)
           "--seconds)", "N"},
     {"seconds", 's', 0, G_OPTION_ARG_DOUBLE, &o.seconds,
         "Approximate run time when --frames is not given (3)", "S"},
+    {"live", 0, 0, G_OPTION_ARG_STRING, &o.live_arg,
+        "A camera at FPS frames/s per stream: appsrc is-live (do-timestamp "
+          "off, timestamps k / FPS), each frame pushed at its due time "
+          "(start + k / FPS), every stream on its own schedule; the report "
+          "adds the latency the element adds per frame (p50, p99, max) and "
+          "the frames in and out of it (default: push as fast as the "
+          "element takes them)", "FPS"},
     {"warmup", 0, 0, G_OPTION_ARG_INT, &o.warmup,
         "Frames of each stream left out of the statistics (20)", "N"},
     {"streams", 'S', 0, G_OPTION_ARG_INT, &o.streams,
@@ -1483,6 +1601,18 @@ main (int argc, char **argv)
       return 2;
     }
   }
+  if (o.live_arg) {
+    gchar *end;
+
+    o.live = g_ascii_strtod (o.live_arg, &end);
+    if (!*o.live_arg || *end || !(o.live > 0 && o.live <= 100000)) {
+      g_printerr ("--live: frames per second, > 0 and <= 100000, not "
+          "'%s'\n", o.live_arg);
+      g_free (kernel);
+      opts_clear (&o);
+      return 2;
+    }
+  }
   if (o.check && o.frames <= 0) {
     g_printerr ("--check needs --frames\n");
     g_free (kernel);
@@ -1525,6 +1655,8 @@ main (int argc, char **argv)
 #endif
   info.fps_n = 30;
   info.fps_d = 1;
+  if (o.live > 0)
+    gst_util_double_to_fraction (o.live, &info.fps_n, &info.fps_d);
   in_bytes = GST_VIDEO_INFO_SIZE (&info);
   cuda_mem = g_str_equal (o.input, "cuda");
 #ifdef HAVE_CUDA
@@ -1678,6 +1810,10 @@ main (int argc, char **argv)
         "in %.4f s), %.1f us CPU/frame, %.2f s\n", i + 1, o.repeat, r->fps,
         o.streams, o.streams == 1 ? "" : "s", r->frames_window, r->window_s,
         r->cpu_us, r->wall_s);
+    if (o.live > 0)
+      g_print ("run %u/%d: live: frames in %u, out %u; added latency p50 "
+          "%.3f ms, p99 %.3f ms, max %.3f ms\n", i + 1, o.repeat, r->n_in,
+          r->n_out, r->lat_p50, r->lat_p99, r->lat_max);
     if (r->frames < 2 && !o.check) {
       g_printerr ("too few frames (%u) after the warm-up\n", r->frames);
       return 1;
