@@ -5,9 +5,20 @@
  * once, or as N independent pipelines in one process (--streams N, each
  * fed from its own appsrc by its own thread, spread round-robin over the
  * --devices), R times (--repeat R: every figure is the median of the R
- * runs, with their min and max).
+ * runs, with their min and max). Frames go in as fast as the element
+ * takes them or, with --live FPS, as from a camera: a live appsrc (no
+ * do-timestamp, timestamps k / FPS), frame k of every stream pushed at
+ * its due time start + k / FPS; the report then has the latency the
+ * element adds per frame (median, p99, max) and the frames into and out
+ * of the element, which must be equal.
  *
- * Prints frames/s (aggregate, and min / median / max over the streams), the
+ * Prints frames/s: the aggregate, i.e. the frames of all streams (each
+ * after its warm-up) over the wall time from the earliest first counted
+ * output to the latest last one (never a sum of the streams' rates, which
+ * adds up streams that did not run at the same time), per device
+ * likewise; each stream's own rate (min / median / max over the streams);
+ * and fairness: the slowest and the fastest stream's rate over the common
+ * window in which every stream still ran, and slowest / fastest. Then the
  * element's mean and p99 latency (sink pad in -> src pad out, wall clock;
  * with several streams also p50 and p99 of stream 0 and of the others
  * together, and of each stream: --priority N raises stream 0's
@@ -19,8 +30,12 @@
  * time) and beside them the physical floor measured on this machine in
  * the same run: the PCIe time of the frame's bytes at the pinned cudaMemcpy
  * bandwidth, and the device-memory time of one read of the input and one
- * write of the output at the device-to-device copy bandwidth. --json FILE
- * appends the case as one JSON object (tests/bench/plots.py draws them).
+ * write of the output at the device-to-device copy bandwidth. A figure
+ * that beats a physical floor (frames from host memory faster than the
+ * PCIe floor allows) or the streams' own rates added up is reported on a
+ * "MEASUREMENT BUG" line (and measurement_bug in RESULT and the JSON),
+ * not passed off as a result. --json FILE appends the case as one JSON
+ * object (tests/bench/plots.py draws them).
  *
  * This is a program, not a test: it asserts nothing about speed. With
  * --check it asserts what every stream delivered (tests/meson.build).
@@ -61,10 +76,11 @@
 typedef struct
 {
   gchar *element, *props, *format, *backend, *input, *devices_arg;
-  gchar *wait_mode, *json, *label, *priority_arg;
+  gchar *wait_mode, *json, *label, *priority_arg, *live_arg;
   gint priority;                /* stream 0's stream-priority, -1: not set */
   gint width, height, depth, frames, warmup, streams, repeat;
   gdouble seconds;
+  gdouble live;                 /* --live FPS, 0: as fast as possible */
   gboolean no_floor, no_stats, check;
   gint devices[MAX_DEV];
   guint n_devices;
@@ -94,12 +110,22 @@ typedef struct
   GstClockTime dur;
   guint cap;                    /* frames at most (t_in, t_out) */
   gint64 *t_in, *t_out;         /* monotonic us at the element's sink pad,
-                                 * at the sink */
+                                 * at its src pad (frame k's slot k: the
+                                 * two pads' probes may run in different
+                                 * threads, each writes its own array) */
+  gint n_in, n_out;             /* buffers through the element's sink and
+                                 * src pads (atomic) */
   guint pushed;
+  gint64 t_start;               /* --live: frame k is due at t_start +
+                                 * k / FPS (monotonic us) */
+  guint late;                   /* --live: frames pushed more than a frame
+                                 * period after their due time */
   GThread *thread;
   GstBuffer **made;             /* the 4 input frames */
   gint64 deadline;
-  /* what reached the sink (--check) */
+  /* what reached the sink (--check; under check_lock: the element may
+   * push from a thread of its own) */
+  GMutex check_lock;
   guint out_frames;
   GstClockTime last_pts;
   gboolean pts_bad;
@@ -110,10 +136,28 @@ typedef struct
 /* one run's figures */
 typedef struct
 {
-  gdouble fps;                  /* aggregate */
-  gdouble *stream_fps;          /* per stream */
-  gdouble dev_fps[MAX_DEV];     /* per device (index into Opts.devices) */
+  gdouble fps;                  /* aggregate: frames_window / window_s */
+  gdouble window_s;             /* from the earliest first counted output
+                                 * to the latest last output, all streams */
+  guint frames_window;          /* the counted frames in that window: each
+                                 * stream's after its first counted one */
+  gdouble *stream_fps;          /* per stream, over its own span */
+  gdouble stream_fps_sum;       /* their sum (a bound, not the aggregate) */
+  gdouble common_s;             /* the common window: from the earliest
+                                 * first counted output to the first
+                                 * stream's last output (every stream still
+                                 * running), -1: none */
+  gdouble fair_min, fair_max, fair_ratio;       /* the slowest and fastest
+                                                 * stream's rate in the
+                                                 * common window, and
+                                                 * slowest / fastest; -1 */
+  gdouble dev_fps[MAX_DEV];     /* per device (index into Opts.devices),
+                                 * each over its own window */
   gdouble lat_mean, lat_p99;    /* ms, over all streams */
+  gdouble lat_p50, lat_max;     /* ms, over all streams */
+  guint n_in, n_out;            /* buffers in and out of the elements, all
+                                 * streams, warm-up included */
+  guint late;                   /* --live: pushes a period late or more */
   gdouble *stream_p50, *stream_p99;     /* ms, per stream */
   gdouble lat0_p50, lat0_p99;   /* ms, stream 0 */
   gdouble lat_others_p50, lat_others_p99;       /* ms, streams 1.., pooled;
@@ -142,6 +186,10 @@ probe_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   guint64 idx = GST_BUFFER_PTS (buf) / t->dur;
   gboolean in = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (pad), "in"));
 
+  /* the sink pad's probe runs in the streaming thread, the src pad's in
+   * whichever thread the element pushes from: each writes only its own
+   * array (read after EOS) and its own counter */
+  g_atomic_int_inc (in ? &t->n_in : &t->n_out);
   if (idx < t->cap)
     (in ? t->t_in : t->t_out)[idx] = now;
   return GST_PAD_PROBE_OK;
@@ -171,6 +219,7 @@ check_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   guint64 h = 14695981039346656037ull;
   guint p;
 
+  g_mutex_lock (&t->check_lock);
   if (!GST_CLOCK_TIME_IS_VALID (pts) || (t->out_frames > 0
           && pts <= t->last_pts) || (t->out_frames == 0 && pts != 0))
     t->pts_bad = TRUE;
@@ -197,6 +246,7 @@ check_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   if (caps)
     gst_caps_unref (caps);
   t->checksum = fnv (t->checksum, (const guint8 *) &h, sizeof (h));
+  g_mutex_unlock (&t->check_lock);
   return GST_PAD_PROBE_OK;
 }
 
@@ -343,8 +393,11 @@ stream_new (const Opts * o, guint idx, gint device, GstCaps * caps,
   t->idx = idx;
   t->device = device;
   t->made = made;
+  /* --live: a live source (a camera's timestamps, not the arrival time:
+   * do-timestamp off), paced by the pushing thread */
   desc = g_strdup_printf ("appsrc name=src format=time max-buffers=2 "
-      "block=true ! %s name=el %s ! %s ! fakesink name=sink sync=false",
+      "block=true is-live=%s do-timestamp=false ! %s name=el %s ! %s ! "
+      "fakesink name=sink sync=false", o->live > 0 ? "true" : "false",
       o->element, o->props ? o->props : "", cuda_mem ?
       "video/x-raw(memory:CUDAMemory)" : "video/x-raw");
   t->pipe = gst_parse_launch (desc, &err);
@@ -382,7 +435,8 @@ stream_new (const Opts * o, guint idx, gint device, GstCaps * caps,
   if (cuda_ctx)
     gst_element_set_context (t->pipe, cuda_ctx);
 
-  t->dur = GST_SECOND / 30;
+  t->dur = o->live > 0 ? (GstClockTime) (GST_SECOND / o->live) :
+      GST_SECOND / 30;
   t->cap = o->frames > 0 ? (guint) o->frames :
       MAX (20000u, 4000000u / (guint) o->streams);
   t->t_in = g_new0 (gint64, t->cap);
@@ -391,12 +445,15 @@ stream_new (const Opts * o, guint idx, gint device, GstCaps * caps,
   g_object_set_data (G_OBJECT (p), "in", GINT_TO_POINTER (1));
   gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, probe_cb, t, NULL);
   gst_object_unref (p);
-  p = gst_element_get_static_pad (t->sink, "sink");
+  p = gst_element_get_static_pad (t->el, "src");
   gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, probe_cb, t, NULL);
+  gst_object_unref (p);
+  p = gst_element_get_static_pad (t->sink, "sink");
   if (o->check)
     gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, check_cb, t, NULL);
   gst_object_unref (p);
   t->checksum = 14695981039346656037ull;
+  g_mutex_init (&t->check_lock);
   g_mutex_init (&t->st.lock);
   t->st.priority = -1;
   t->bus = gst_element_get_bus (t->pipe);
@@ -414,6 +471,7 @@ stream_free (Stream * t)
   gst_object_unref (t->sink);
   gst_object_unref (t->pipe);
   g_mutex_clear (&t->st.lock);
+  g_mutex_clear (&t->check_lock);
   g_free (t->t_in);
   g_free (t->t_out);
   g_free (t);
@@ -426,7 +484,22 @@ push_thread (gpointer data)
   Stream *t = data;
 
   while (t->pushed < t->cap) {
-    GstBuffer *b = gst_buffer_copy (t->made[t->pushed % 4]);    /* shares memory */
+    GstBuffer *b;
+
+    if (t->o->live > 0) {
+      /* a camera: frame k is pushed at its due time, not before; a frame
+       * the element (a full appsrc) held back goes as soon as it can */
+      gint64 due = t->t_start + (gint64) (t->pushed * 1e6 / t->o->live);
+      gint64 now = g_get_monotonic_time ();
+
+      if (now < due)
+        g_usleep (due - now);
+      else if (now - due > (gint64) (1e6 / t->o->live))
+        t->late++;
+      if (t->o->frames <= 0 && due > t->deadline)
+        break;
+    }
+    b = gst_buffer_copy (t->made[t->pushed % 4]);       /* shares memory */
 
     GST_BUFFER_PTS (b) = t->pushed * t->dur;
     GST_BUFFER_DURATION (b) = t->dur;
@@ -470,7 +543,8 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
 {
   Stream **s = g_new0 (Stream *, n_streams);
   CvNvmlSampler *sampler = NULL;
-  gint64 t0, t_end, first_max = 0, last_min = G_MAXINT64, span_sum = 0;
+  gint64 t0, t_end, *first, *last;
+  guint *nfs;
   gdouble cpu0, cpu1, *lat;
   guint i, n_lat = 0, total_pushed = 0, d;
   gboolean ok = TRUE;
@@ -510,6 +584,18 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
       g_printerr ("could not start pipeline %u\n", i);
       exit (1);
     }
+  /* --live: wait until every live source plays (a live pipeline does not
+   * preroll; its sink completes its state change on the first frame), so
+   * that no frame is due before its pipeline runs */
+  for (i = 0; o->live > 0 && i < n_streams; i++) {
+    GstState st = GST_STATE_NULL;
+
+    if (gst_element_get_state (s[i]->src, &st, NULL, 10 * GST_SECOND) ==
+        GST_STATE_CHANGE_FAILURE || st != GST_STATE_PLAYING) {
+      g_printerr ("pipeline %u did not start\n", i);
+      exit (1);
+    }
+  }
 
   if (!g_str_equal (o->backend, "cpu")) {
     gchar *bus_ids[MAX_DEV] = { NULL };
@@ -529,6 +615,9 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
   t0 = g_get_monotonic_time ();
   for (i = 0; i < n_streams; i++) {
     s[i]->deadline = t0 + (gint64) (o->seconds * 1e6);
+    /* --live: every stream on its own thread and its own schedule, all
+     * schedules from the same start */
+    s[i]->t_start = t0;
     s[i]->thread = g_thread_new ("push", push_thread, s[i]);
   }
   for (i = 0; i < n_streams; i++) {
@@ -584,6 +673,12 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
             "the sink, expected %d\n", i, t->pushed, t->out_frames, o->frames);
         ok = FALSE;
       }
+      if (g_atomic_int_get (&t->n_in) != g_atomic_int_get (&t->n_out)) {
+        g_printerr ("CHECK FAILED: stream %u: %d frames into the element, "
+            "%d out of it\n", i, g_atomic_int_get (&t->n_in),
+            g_atomic_int_get (&t->n_out));
+        ok = FALSE;
+      }
       if (t->pts_bad) {
         g_printerr ("CHECK FAILED: stream %u: timestamps not increasing "
             "from 0 (or a frame not mappable)\n", i);
@@ -606,30 +701,50 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
   for (i = 0; i < n_streams; i++)
     lat_cap += s[i]->pushed;
   lat = g_new (gdouble, MAX (lat_cap, 1));
+  first = g_new0 (gint64, n_streams);
+  last = g_new0 (gint64, n_streams);
+  nfs = g_new0 (guint, n_streams);
   {
     Stats all = { 0 };
-    guint64 in_window = 0, dev_window[MAX_DEV] = { 0 };
+    gint64 t_a = G_MAXINT64, t_b = 0, t_c = G_MAXINT64;
+    gint64 dev_a[MAX_DEV], dev_b[MAX_DEV];
+    guint64 dev_n[MAX_DEV] = { 0 };
 
+    for (d = 0; d < MAX_DEV; d++) {
+      dev_a[d] = G_MAXINT64;
+      dev_b[d] = 0;
+    }
     for (i = 0; i < n_streams; i++) {
       Stream *t = s[i];
       guint w = MIN ((guint) o->warmup, t->pushed / 4), k, nf = 0;
-      gint64 first = 0, last = 0;
 
+      r->n_in += g_atomic_int_get (&t->n_in);
+      r->n_out += g_atomic_int_get (&t->n_out);
+      r->late += t->late;
+      first[i] = G_MAXINT64;
       for (k = w; k < t->pushed && k < t->cap; k++) {
         if (!t->t_out[k] || !t->t_in[k])
           continue;
         lat[n_lat++] = (t->t_out[k] - t->t_in[k]) / 1000.0;
-        if (!first)
-          first = t->t_out[k];
-        last = t->t_out[k];
+        first[i] = MIN (first[i], t->t_out[k]);
+        last[i] = MAX (last[i], t->t_out[k]);
         nf++;
       }
       r->frames += nf;
-      if (nf >= 2)
-        r->stream_fps[i] = (nf - 1) * 1e6 / MAX (last - first, 1);
-      first_max = MAX (first_max, first);
-      last_min = MIN (last_min, last);
-      span_sum += last - first;
+      nfs[i] = nf;
+      if (nf >= 2) {
+        r->stream_fps[i] = (nf - 1) * 1e6 / MAX (last[i] - first[i], 1);
+        r->stream_fps_sum += r->stream_fps[i];
+      }
+      if (nf) {
+        gint slot = device_slot (o, t->device);
+
+        t_a = MIN (t_a, first[i]);
+        t_b = MAX (t_b, last[i]);
+        t_c = MIN (t_c, last[i]);
+        dev_a[slot] = MIN (dev_a[slot], first[i]);
+        dev_b[slot] = MAX (dev_b[slot], last[i]);
+      }
       all.frames += t->st.frames;
       all.up += t->st.up;
       all.ker += t->st.ker;
@@ -640,28 +755,46 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
       all.finish += t->st.finish;
       r->kbusy[device_slot (o, t->device)] += t->st.ker;
     }
-    /* aggregate: the frames of all streams in the window where all of
-     * them ran (after the last one's warm-up, before the first one's
-     * end), per second; the sum of the streams' rates when that window is
-     * too short (under half a stream's mean span) */
-    if (last_min > first_max && (last_min - first_max) * 2 * (gint64)
-        n_streams >= span_sum) {
+    /* aggregate: the counted frames of all streams (each stream's after
+     * its warm-up and after its first counted one: its frame intervals)
+     * over the wall time from the earliest first counted output to the
+     * latest last one, t_b - t_a: never a sum of rates (streams that did
+     * not run at the same time would add up to more than the machine
+     * did), and never more than that sum. One stream: its own rate. Per
+     * device likewise, over that device's own window. */
+    r->fps = r->window_s = 0;
+    for (i = 0; i < n_streams; i++)
+      if (nfs[i]) {
+        r->frames_window += nfs[i] - 1;
+        dev_n[device_slot (o, s[i]->device)] += nfs[i] - 1;
+      }
+    if (t_b > t_a) {
+      r->window_s = (t_b - t_a) / 1e6;
+      r->fps = r->frames_window / r->window_s;
+    }
+    for (d = 0; d < o->n_devices; d++)
+      r->dev_fps[d] = dev_b[d] > dev_a[d] ?
+          dev_n[d] * 1e6 / (dev_b[d] - dev_a[d]) : 0;
+    /* fairness: each stream's frames (any, its warm-up's included) output
+     * in the common window (t_a, t_c], while every stream still ran, over
+     * its length: the slowest and the fastest, and slowest / fastest */
+    r->common_s = r->fair_min = r->fair_max = r->fair_ratio = -1;
+    if (t_c > t_a && t_c != G_MAXINT64) {
+      r->common_s = (t_c - t_a) / 1e6;
       for (i = 0; i < n_streams; i++) {
+        Stream *t = s[i];
         guint k, c = 0;
-        for (k = 0; k < s[i]->pushed && k < s[i]->cap; k++)
-          if (s[i]->t_out[k] > first_max && s[i]->t_out[k] <= last_min)
-            c++;
-        in_window += c;
-        dev_window[device_slot (o, s[i]->device)] += c;
+        gdouble rate;
+
+        for (k = 0; k < t->pushed && k < t->cap; k++)
+          c += t->t_out[k] > t_a && t->t_out[k] <= t_c;
+        rate = c / r->common_s;
+        if (i == 0 || rate < r->fair_min)
+          r->fair_min = rate;
+        if (i == 0 || rate > r->fair_max)
+          r->fair_max = rate;
       }
-      r->fps = in_window * 1e6 / (last_min - first_max);
-      for (d = 0; d < o->n_devices; d++)
-        r->dev_fps[d] = dev_window[d] * 1e6 / (last_min - first_max);
-    } else {
-      for (i = 0; i < n_streams; i++) {
-        r->fps += r->stream_fps[i];
-        r->dev_fps[device_slot (o, s[i]->device)] += r->stream_fps[i];
-      }
+      r->fair_ratio = r->fair_max > 0 ? r->fair_min / r->fair_max : -1;
     }
     if (n_lat) {
       gdouble sum = 0;
@@ -670,6 +803,8 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
       qsort (lat, n_lat, sizeof (gdouble), cmp_double);
       r->lat_mean = sum / n_lat;
       r->lat_p99 = lat[(guint) floor (0.99 * (n_lat - 1))];
+      r->lat_p50 = quantile (lat, n_lat, 0.5);
+      r->lat_max = lat[n_lat - 1];
     }
     /* per stream, then stream 0 against the others pooled (lat reused:
      * stream 0's first, the others' after them) */
@@ -707,6 +842,9 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
           r->kbusy[d] / (r->wall_s * 1e3) * 100 : -1;
   }
   g_free (lat);
+  g_free (first);
+  g_free (last);
+  g_free (nfs);
   for (i = 0; i < n_streams; i++)
     stream_free (s[i]);
   g_free (s);
@@ -726,6 +864,54 @@ floors (const RunResult * r, gsize in_bytes, gsize out_bytes, gdouble f[5])
   f[2] = MAX (MAX (h2d, d2h), duplex);  /* ms/frame, overlapped */
   f[3] = 1e3 / f[2];            /* frames/s */
   f[4] = (in_bytes + out_bytes) / (r->d2d * 1e9) * 1e6; /* kernel us */
+}
+
+/* A figure beyond what the machine can physically do, or beyond what the
+ * streams' own rates allow, is a bug of the measurement, not a result:
+ * say so on a line of its own (TRUE when one was found). */
+static gboolean
+sanity (const Opts * o, const RunResult * runs, guint n_runs, gsize in_bytes,
+    gsize out_bytes, gboolean cuda_mem)
+{
+  gboolean bug = FALSE;
+  guint k, d;
+
+  for (k = 0; k < n_runs; k++) {
+    const RunResult *r = &runs[k];
+
+    /* the aggregate counts each stream's frame intervals once, over a
+     * window at least as long as each stream's own span: it cannot beat
+     * the sum of the streams' own rates */
+    if (o->streams > 1 && r->window_s > 0 && r->fps > r->stream_fps_sum *
+        (1 + 1e-9) + 1e-6) {
+      g_print ("MEASUREMENT BUG: run %u: aggregate %.1f frames/s exceeds "
+          "the sum of the streams' own rates (%.1f frames/s)\n", k + 1,
+          r->fps, r->stream_fps_sum);
+      bug = TRUE;
+    }
+    /* frames from host memory cross the device's PCIe link both ways:
+     * no device delivers more of them than its link's floor (measured on
+     * the first device, in this run) */
+    if (r->have_floor && !cuda_mem && g_strcmp0 (r->active, "cuda") == 0) {
+      gdouble f[5];
+
+      floors (r, in_bytes, out_bytes, f);
+      for (d = 0; d < o->n_devices; d++) {
+        gdouble rate = o->n_devices == 1 ? r->fps : r->dev_fps[d];
+
+        if (rate / f[3] * 100 > 100) {
+          g_print ("MEASUREMENT BUG: run %u: device %d delivered %.1f "
+              "frames/s = %.1f %% of its PCIe floor (%.1f frames/s: %"
+              G_GSIZE_FORMAT " bytes in and %" G_GSIZE_FORMAT " out at the "
+              "bandwidths measured in this run): host-memory frames cannot "
+              "beat it\n", k + 1, o->devices[d], rate, rate / f[3] * 100,
+              f[3], in_bytes, out_bytes);
+          bug = TRUE;
+        }
+      }
+    }
+  }
+  return bug;
 }
 
 static void
@@ -757,7 +943,10 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
       down[3], sub[3], wai[3], fin[3], cpu[3], fl[3] = { -1, -1, -1 },
       l0p50[3], l0p99[3], lop50[3], lop99[3], *sp50, *sp99,
       share[3] = { -1, -1, -1 }, dev[MAX_DEV][3], nv[MAX_DEV][3],
-      kb[MAX_DEV][3];
+      kb[MAX_DEV][3], win[3], fwin[3], nfr[3], ssum[3], com[3], fmin[3],
+      fmax[3], fratio[3], lp50[3], lmax[3];
+  guint64 n_in = 0, n_out = 0, late = 0;
+  gboolean bug = FALSE;
   RunResult *r0 = &runs[0];
   gsize out_bytes = r0->out_bytes;
   const gchar *input = cuda_mem ? "cuda" : pinned ? "pinned" : "pageable";
@@ -781,6 +970,21 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   RUNS_MMM (lat0_p99, l0p99);
   RUNS_MMM (lat_others_p50, lop50);
   RUNS_MMM (lat_others_p99, lop99);
+  RUNS_MMM (window_s, win);
+  RUNS_MMM (frames_window, fwin);
+  RUNS_MMM (frames, nfr);
+  RUNS_MMM (stream_fps_sum, ssum);
+  RUNS_MMM (common_s, com);
+  RUNS_MMM (fair_min, fmin);
+  RUNS_MMM (fair_max, fmax);
+  RUNS_MMM (fair_ratio, fratio);
+  RUNS_MMM (lat_p50, lp50);
+  RUNS_MMM (lat_max, lmax);
+  for (k = 0; k < n_runs; k++) {
+    n_in += runs[k].n_in;
+    n_out += runs[k].n_out;
+    late += runs[k].late;
+  }
   /* each stream's p50 and p99: the medians over the runs */
   sp50 = g_new (gdouble, o->streams);
   sp99 = g_new (gdouble, o->streams);
@@ -855,10 +1059,17 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     g_print ("%-24s %12" fmt " %12" fmt " %12" fmt "\n", name, (a)[0], \
         (a)[1], (a)[2])
   ROW ("fps aggregate", fps, ".1f");
+  ROW ("window (s)", win, ".4f");
+  ROW ("frames in window", fwin, ".0f");
   if (o->streams > 1) {
     ROW ("fps per stream, min", smin, ".1f");
     ROW ("fps per stream, median", smed, ".1f");
     ROW ("fps per stream, max", smax, ".1f");
+    ROW ("sum of streams' fps", ssum, ".1f");
+    ROW ("common window (s)", com, ".4f");
+    ROW ("common fps, slowest", fmin, ".1f");
+    ROW ("common fps, fastest", fmax, ".1f");
+    ROW ("slowest / fastest", fratio, ".3f");
   }
   for (d = 0; o->n_devices > 1 && d < o->n_devices; d++) {
     gchar *n = g_strdup_printf ("fps on device %d", o->devices[d]);
@@ -866,7 +1077,11 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     g_free (n);
   }
   ROW ("latency mean (ms)", lm, ".3f");
+  if (o->live > 0)
+    ROW ("latency p50 (ms)", lp50, ".3f");
   ROW ("latency p99 (ms)", lp, ".3f");
+  if (o->live > 0)
+    ROW ("latency max (ms)", lmax, ".3f");
   if (o->streams > 1) {
     ROW ("stream 0 latency p50 (ms)", l0p50, ".3f");
     ROW ("stream 0 latency p99 (ms)", l0p99, ".3f");
@@ -892,6 +1107,33 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   ROW ("share of PCIe floor (%)", share, ".1f");
   g_print ("throughput   %.1f frames/s (%.3f ms/frame) aggregate, median of "
       "%u\n", fps[0], 1e3 / fps[0], n_runs);
+  g_print ("window       %.0f frames in %.4f s: each stream's frames after "
+      "its warm-up and its first counted one, from the earliest first "
+      "counted output to the latest last one (median of %u)\n", fwin[0],
+      win[0], n_runs);
+  if (o->streams > 1 && fratio[0] >= 0)
+    g_print ("fairness     slowest %.1f, fastest %.1f frames/s = %.3f in the "
+        "common window (%.4f s, until the first stream ended; all frames "
+        "of each stream in it), median of %u\n", fmin[0], fmax[0],
+        fratio[0], com[0], n_runs);
+  else if (o->streams > 1)
+    g_print ("fairness     n/a: no common window (a stream ended before the "
+        "first one's warm-up did)\n");
+  if (o->live > 0) {
+    g_print ("live         %g frames/s per stream, each pushed at its due "
+        "time (start + k / %g s, appsrc is-live, do-timestamp off); %"
+        G_GUINT64_FORMAT " pushed a frame period or more late\n", o->live,
+        o->live, late);
+    g_print ("live frames  in %" G_GUINT64_FORMAT ", out %" G_GUINT64_FORMAT
+        " (element sink pad / src pad, all streams, all runs, warm-up "
+        "included): %s\n", n_in, n_out, n_in == n_out ? "equal" :
+        "NOT EQUAL: frames lost or added in the element");
+    g_print ("live latency p50 %.3f ms [%.3f-%.3f], p99 %.3f ms [%.3f-%.3f],"
+        " max %.3f ms [%.3f-%.3f] added per frame (element sink pad in -> "
+        "src pad out, after warm-up, all streams; median [min-max] of %u "
+        "run%s)\n", lp50[0], lp50[1], lp50[2], lp[0], lp[1], lp[2], lmax[0],
+        lmax[1], lmax[2], n_runs, n_runs == 1 ? "" : "s");
+  }
   g_print ("latency      mean %.3f ms, p99 %.3f ms (in element, wall)\n",
       lm[0], lp[0]);
   g_print ("cpu          %.1f us process CPU time per frame (getrusage, all "
@@ -941,15 +1183,27 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
         "the input and one write of the output at device-copy bandwidth)\n",
         f[0] + f[1], f[0], f[1], f[2], f[3], f[4]);
   }
+  bug = sanity (o, runs, n_runs, in_bytes, out_bytes, cuda_mem);
   g_print ("RESULT element=%s format=%s size=%dx%d backend=%s depth=%d "
       "input=%s streams=%d devices=%s repeat=%u fps=%.1f fps_min=%.1f "
       "fps_max=%.1f lat_mean_ms=%.3f lat_p99_ms=%.3f kernel_ms=%.4f "
       "cpu_us=%.1f pcie_share=%.1f priority=%d priority_level=%d "
       "lat0_p50_ms=%.3f lat0_p99_ms=%.3f lat_others_p50_ms=%.3f "
-      "lat_others_p99_ms=%.3f\n", o->element, o->format, o->width,
+      "lat_others_p99_ms=%.3f window_s=%.6f frames_window=%.0f frames=%.0f "
+      "stream_fps_sum=%.1f stream_fps_max=%.1f common_s=%.6f "
+      "common_fps_min=%.1f common_fps_max=%.1f fairness=%.3f "
+      "measurement_bug=%d", o->element, o->format, o->width,
       o->height, r0->active, o->depth, input, o->streams, devs->str, n_runs,
       fps[0], fps[1], fps[2], lm[0], lp[0], ker[0], cpu[0], share[0],
-      o->priority, r0->priority0, l0p50[0], l0p99[0], lop50[0], lop99[0]);
+      o->priority, r0->priority0, l0p50[0], l0p99[0], lop50[0], lop99[0],
+      win[0], fwin[0], nfr[0], ssum[0], smax[0], com[0], fmin[0], fmax[0],
+      fratio[0], bug);
+  if (o->live > 0)
+    g_print (" live_fps=%g live_in=%" G_GUINT64_FORMAT " live_out=%"
+        G_GUINT64_FORMAT " live_late=%" G_GUINT64_FORMAT " live_lat_p50_ms=%.3f"
+        " live_lat_p99_ms=%.3f live_lat_max_ms=%.3f", o->live, n_in, n_out,
+        late, lp50[0], lp[0], lmax[0]);
+  g_print ("\n");
 
   if (o->json) {
     GString *j = g_string_new ("{");
@@ -984,6 +1238,22 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     json_mmm (j, "stream_fps_median", smed);
     g_string_append (j, ", ");
     json_mmm (j, "stream_fps_max", smax);
+    g_string_append (j, ", ");
+    json_mmm (j, "stream_fps_sum", ssum);
+    g_string_append (j, ", ");
+    json_mmm (j, "window_s", win);
+    g_string_append (j, ", ");
+    json_mmm (j, "frames_window", fwin);
+    g_string_append (j, ", ");
+    json_mmm (j, "common_window_s", com);
+    g_string_append (j, ", ");
+    json_mmm (j, "common_fps_min", fmin);
+    g_string_append (j, ", ");
+    json_mmm (j, "common_fps_max", fmax);
+    g_string_append (j, ", ");
+    json_mmm (j, "fairness", fratio);
+    g_string_append_printf (j, ", \"measurement_bug\": %s",
+        bug ? "true" : "false");
     g_string_append (j, ", \"device_fps\": {");
     for (d = 0; d < o->n_devices; d++) {
       gchar *n = g_strdup_printf ("%d", o->devices[d]);
@@ -1009,6 +1279,22 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     json_mmm (j, "lat_mean_ms", lm);
     g_string_append (j, ", ");
     json_mmm (j, "lat_p99_ms", lp);
+    g_string_append (j, ", ");
+    json_mmm (j, "lat_p50_ms", lp50);
+    g_string_append (j, ", ");
+    json_mmm (j, "lat_max_ms", lmax);
+    g_string_append_printf (j, ", \"frames_in\": %" G_GUINT64_FORMAT
+        ", \"frames_out\": %" G_GUINT64_FORMAT ", \"live_fps\": %g",
+        n_in, n_out, o->live);
+    if (o->live > 0) {
+      g_string_append_printf (j, ", \"live_late\": %" G_GUINT64_FORMAT ", ",
+          late);
+      json_mmm (j, "live_lat_p50_ms", lp50);
+      g_string_append (j, ", ");
+      json_mmm (j, "live_lat_p99_ms", lp);
+      g_string_append (j, ", ");
+      json_mmm (j, "live_lat_max_ms", lmax);
+    }
     g_string_append_printf (j, ", \"priority\": %d, \"priority_level\": %d, ",
         o->priority, r0->priority0);
     json_mmm (j, "lat0_p50_ms", l0p50);
@@ -1128,6 +1414,7 @@ opts_clear (Opts * o)
   g_free (o->json);
   g_free (o->label);
   g_free (o->priority_arg);
+  g_free (o->live_arg);
 }
 
 static gboolean
@@ -1190,12 +1477,23 @@ main (int argc, char **argv)
           "--seconds)", "N"},
     {"seconds", 's', 0, G_OPTION_ARG_DOUBLE, &o.seconds,
         "Approximate run time when --frames is not given (3)", "S"},
+    {"live", 0, 0, G_OPTION_ARG_STRING, &o.live_arg,
+        "A camera at FPS frames/s per stream: appsrc is-live (do-timestamp "
+          "off, timestamps k / FPS), each frame pushed at its due time "
+          "(start + k / FPS), every stream on its own schedule; the report "
+          "adds the latency the element adds per frame (p50, p99, max) and "
+          "the frames in and out of it (default: push as fast as the "
+          "element takes them)", "FPS"},
     {"warmup", 0, 0, G_OPTION_ARG_INT, &o.warmup,
         "Frames of each stream left out of the statistics (20)", "N"},
     {"streams", 'S', 0, G_OPTION_ARG_INT, &o.streams,
         "N independent pipelines in this process, each fed by its own "
-          "appsrc and thread, started together; fps is then the aggregate, "
-          "with min / median / max over the streams (1)", "N"},
+          "appsrc and thread, started together; fps is then the aggregate "
+          "(the frames of all streams over the wall time from the earliest "
+          "first counted output to the latest last one), with min / median "
+          "/ max of the streams' own rates, and the slowest and fastest "
+          "stream's rate in the window where all of them ran (fairness) "
+          "(1)", "N"},
     {"devices", 'D', 0, G_OPTION_ARG_STRING, &o.devices_arg,
         "CUDA devices to spread the streams over, round-robin: \"0,1\" "
           "(sets device-id; default: the element's default device)", "LIST"},
@@ -1303,6 +1601,18 @@ main (int argc, char **argv)
       return 2;
     }
   }
+  if (o.live_arg) {
+    gchar *end;
+
+    o.live = g_ascii_strtod (o.live_arg, &end);
+    if (!*o.live_arg || *end || !(o.live > 0 && o.live <= 100000)) {
+      g_printerr ("--live: frames per second, > 0 and <= 100000, not "
+          "'%s'\n", o.live_arg);
+      g_free (kernel);
+      opts_clear (&o);
+      return 2;
+    }
+  }
   if (o.check && o.frames <= 0) {
     g_printerr ("--check needs --frames\n");
     g_free (kernel);
@@ -1345,6 +1655,8 @@ main (int argc, char **argv)
 #endif
   info.fps_n = 30;
   info.fps_d = 1;
+  if (o.live > 0)
+    gst_util_double_to_fraction (o.live, &info.fps_n, &info.fps_d);
   in_bytes = GST_VIDEO_INFO_SIZE (&info);
   cuda_mem = g_str_equal (o.input, "cuda");
 #ifdef HAVE_CUDA
@@ -1494,9 +1806,14 @@ main (int argc, char **argv)
     RunResult *r = &runs[i];
     if (!run_once (&o, o.streams, caps, made, ctxs, cuda_mem, r, &ref))
       ok = FALSE;
-    g_print ("run %u/%d: %.1f frames/s aggregate over %d stream%s, %.1f us "
-        "CPU/frame, %.2f s\n", i + 1, o.repeat, r->fps, o.streams,
-        o.streams == 1 ? "" : "s", r->cpu_us, r->wall_s);
+    g_print ("run %u/%d: %.1f frames/s aggregate over %d stream%s (%u frames "
+        "in %.4f s), %.1f us CPU/frame, %.2f s\n", i + 1, o.repeat, r->fps,
+        o.streams, o.streams == 1 ? "" : "s", r->frames_window, r->window_s,
+        r->cpu_us, r->wall_s);
+    if (o.live > 0)
+      g_print ("run %u/%d: live: frames in %u, out %u; added latency p50 "
+          "%.3f ms, p99 %.3f ms, max %.3f ms\n", i + 1, o.repeat, r->n_in,
+          r->n_out, r->lat_p50, r->lat_p99, r->lat_max);
     if (r->frames < 2 && !o.check) {
       g_printerr ("too few frames (%u) after the warm-up\n", r->frames);
       return 1;
