@@ -59,18 +59,15 @@ typedef struct
 
   /* chosen at start */
   GstCudaVisionBackend active_backend;  /* OBJECT_LOCK for readers */
-  const GstCvBackend *be;       /* its table */
+  const GstCvBackend *be;       /* its table (OBJECT_LOCK for readers
+                                 * outside the streaming thread) */
+  gpointer be_state;            /* its instance (open .. close) */
   const CvOps *ops;             /* the subclass's operators on it */
-  gint device;                  /* CUDA device in use */
   gpointer ctx;                 /* the shared GstCudaContext, if any */
-  guint64 host_transfers;       /* OBJECT_LOCK */
+  guint64 host_transfers;       /* the last run's (OBJECT_LOCK) */
   gint cancel;                  /* atomic: flushing or stopping */
   gboolean qos_dropped;         /* the last input was dropped for QoS: the
                                  * next output is marked DISCONT */
-  gint prio_least, prio_greatest;       /* the device's stream priorities
-                                         * (CUDA's numbers), at start */
-  gint stream_priority_used;    /* the level of the streams last created
-                                 * (stream-priority clamped), -1: none */
 
   /* negotiated (set_caps) */
   gboolean negotiated;
@@ -111,10 +108,19 @@ struct _GstCvBackend
   void (*ready) (GstCudaVisionBase * self, gint device_id);
   /* Text of a status > 0 (a cudaError_t). */
   const gchar *(*error_string) (int status);
-  /* Make the backend usable at start (device_id -1: the default), FALSE
-   * with *reason (a sentence) otherwise. */
+  /* Make the backend usable at start (device_id -1: the default): its
+   * instance in priv->be_state (the device, its stream priorities, the
+   * transfer counter); FALSE with *reason (a sentence) otherwise. */
     gboolean (*open) (GstCudaVisionBase * self, gint device_id,
       gchar ** reason);
+  /* At stop: free the instance (optional). */
+  void (*close) (GstCudaVisionBase * self);
+  /* Host planes copied since open, with the element's OBJECT_LOCK held
+   * (optional: none). */
+    guint64 (*host_transfers) (GstCudaVisionBase * self);
+  /* The level of the element's streams (stream-priority clamped), -1
+   * when none were made (optional: -1). */
+    gint (*priority_level) (GstCudaVisionBase * self);
   /* Queue (CUDA) or compute (CPU) slot s's frame: uploads, the operator,
    * downloads. Returns CV_OK or the status to report. */
   int (*submit) (GstCudaVisionBase * self, GstCvSlot * s);

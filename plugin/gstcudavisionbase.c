@@ -105,7 +105,6 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
   device_id = priv->device_id;
   depth = priv->pipeline_depth;
   GST_OBJECT_UNLOCK (self);
-  priv->stream_priority_used = -1;
 
   if (want != GST_CUDA_VISION_BACKEND_CPU) {
     if (!gst_cv_backend_cuda)
@@ -133,19 +132,22 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
     be = &gst_cv_backend_cpu_delayed;
 
   g_atomic_int_set (&priv->cancel, 0);
-  if (!gst_cv_scheduler_start (priv->sched, be, depth))
+  if (!gst_cv_scheduler_start (priv->sched, be, depth)) {
+    if (be->close)
+      be->close (self);
     return FALSE;
-  priv->be = be;
+  }
   priv->ops = be->kind == GST_CUDA_VISION_BACKEND_CPU ? klass->cpu_ops :
       klass->cuda_ops;
   GST_OBJECT_LOCK (self);
+  priv->be = be;
   priv->active_backend = be->kind;
   priv->host_transfers = 0;
   GST_OBJECT_UNLOCK (self);
   g_object_notify (G_OBJECT (self), "active-backend");
-  GST_INFO_OBJECT (self, "backend %s (%s), device %d, pipeline depth %u",
+  GST_INFO_OBJECT (self, "backend %s (%s), pipeline depth %u",
       be->name, be->async ? "asynchronous: output thread" : "synchronous",
-      priv->device, gst_cv_scheduler_get_depth (priv->sched));
+      gst_cv_scheduler_get_depth (priv->sched));
   return TRUE;
 }
 
@@ -155,14 +157,21 @@ gst_cuda_vision_base_stop (GstBaseTransform * trans)
   GstCudaVisionBase *self = GST_CUDA_VISION_BASE (trans);
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
 
+  const GstCvBackend *be = priv->be;
+
   gst_cv_scheduler_stop (priv->sched);
   priv->negotiated = FALSE;
   gst_clear_caps (&priv->refused_caps);
-  priv->be = NULL;
-  priv->ops = NULL;
+  /* host-transfers keeps the run's count once stopped */
   GST_OBJECT_LOCK (self);
+  if (be && be->host_transfers)
+    priv->host_transfers = be->host_transfers (self);
+  priv->be = NULL;
   priv->active_backend = GST_CUDA_VISION_BACKEND_AUTO;
   GST_OBJECT_UNLOCK (self);
+  if (be && be->close)
+    be->close (self);
+  priv->ops = NULL;
   return TRUE;
 }
 

@@ -47,6 +47,27 @@ typedef struct
   gboolean out_staged;          /* the download went to h_out */
 } CudaSlot;
 
+/* The backend's instance, made at open (start) and freed at close (stop):
+ * the device, its stream priorities and the transfer counter. The CUDA
+ * context is the element's (found at NULL -> READY, shared with its
+ * neighbours: gstcvcudacontext.c). */
+typedef struct
+{
+  gint device;                  /* CUDA device in use */
+  gint prio_least, prio_greatest;       /* the device's stream priorities
+                                         * (CUDA's numbers) */
+  gint level_used;              /* the level of the streams last created
+                                 * (stream-priority clamped), -1: none */
+  guint64 host_transfers;       /* planes copied; the element's
+                                 * OBJECT_LOCK */
+} CudaBackend;
+
+static inline CudaBackend *
+cuda_backend (GstCudaVisionBase * self)
+{
+  return GST_CV_PRIV (self)->be_state;
+}
+
 #define CUDA_CHECK(self, call) \
   cuda_check ((self), (call), #call, __FILE__, GST_FUNCTION, __LINE__)
 
@@ -88,8 +109,8 @@ cuda_enter (GstCudaVisionBase * self, gboolean post_error)
     return FALSE;
   }
   if (!post_error)
-    return cudaSetDevice (priv->device) == cudaSuccess;
-  return CUDA_CHECK (self, cudaSetDevice (priv->device));
+    return cudaSetDevice (cuda_backend (self)->device) == cudaSuccess;
+  return CUDA_CHECK (self, cudaSetDevice (cuda_backend (self)->device));
 }
 
 static void
@@ -113,22 +134,21 @@ cuda_ready (GstCudaVisionBase * self, gint device_id)
 
 /* the device's stream priorities (device current); none: 0 and 0 */
 static void
-priority_range (GstCudaVisionBase * self)
+priority_range (CudaBackend * be)
 {
-  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
-
-  if (cudaDeviceGetStreamPriorityRange (&priv->prio_least,
-          &priv->prio_greatest) != cudaSuccess) {
+  if (cudaDeviceGetStreamPriorityRange (&be->prio_least,
+          &be->prio_greatest) != cudaSuccess) {
     (void) cudaGetLastError ();
-    priv->prio_least = priv->prio_greatest = 0;
+    be->prio_least = be->prio_greatest = 0;
   }
-  priv->stream_priority_used = -1;
+  be->level_used = -1;
 }
 
 static gboolean
 cuda_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
 {
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+  CudaBackend be = { 0, 0, 0, -1, 0 };
   int n = 0;
   cudaError_t err = cudaGetDeviceCount (&n);
 
@@ -154,7 +174,7 @@ cuda_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
       *reason = g_strdup_printf ("no CUDA context for device %d", device_id);
       return FALSE;
     }
-    priv->device = gst_cv_cuda_context_device (priv->ctx);
+    be.device = gst_cv_cuda_context_device (priv->ctx);
     if (!gst_cv_cuda_context_push (priv->ctx)) {
       *reason = g_strdup ("the CUDA context cannot be made current");
       gst_cv_cuda_context_clear (&priv->ctx);
@@ -162,24 +182,46 @@ cuda_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
     }
     err = cudaFree (NULL);      /* the runtime works in it */
     if (err == cudaSuccess)
-      priority_range (self);
+      priority_range (&be);
     gst_cv_cuda_context_pop ();
   } else {
-    priv->device = device_id < 0 ? 0 : device_id;
-    err = cudaSetDevice (priv->device);
+    be.device = device_id < 0 ? 0 : device_id;
+    err = cudaSetDevice (be.device);
     if (err == cudaSuccess)
       err = cudaFree (NULL);    /* create the primary context now */
     if (err == cudaSuccess)
-      priority_range (self);
+      priority_range (&be);
   }
   if (err != cudaSuccess) {
     *reason = g_strdup_printf ("CUDA device %d is not usable: %s",
-        priv->device, cudaGetErrorString (err));
+        be.device, cudaGetErrorString (err));
     (void) cudaGetLastError ();
     gst_cv_cuda_context_clear (&priv->ctx);
     return FALSE;
   }
+  priv->be_state = g_memdup2 (&be, sizeof (be));
+  GST_INFO_OBJECT (self, "CUDA device %d, stream priorities %d..%d",
+      be.device, be.prio_least, be.prio_greatest);
   return TRUE;
+}
+
+static void
+cuda_close (GstCudaVisionBase * self)
+{
+  g_clear_pointer (&GST_CV_PRIV (self)->be_state, g_free);
+}
+
+/* the element's OBJECT_LOCK held */
+static guint64
+cuda_host_transfers (GstCudaVisionBase * self)
+{
+  return cuda_backend (self)->host_transfers;
+}
+
+static gint
+cuda_priority_level (GstCudaVisionBase * self)
+{
+  return g_atomic_int_get (&cuda_backend (self)->level_used);
 }
 
 /* planes copied for one frame: one lock per frame */
@@ -189,7 +231,7 @@ count_transfers (GstCudaVisionBase * self, guint n)
   if (!n)
     return;
   GST_OBJECT_LOCK (self);
-  GST_CV_PRIV (self)->host_transfers += n;
+  cuda_backend (self)->host_transfers += n;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -247,20 +289,20 @@ cuda_slot_free (GstCudaVisionBase * self, GstCvSlot * s)
 static int
 stream_priority (GstCudaVisionBase * self)
 {
-  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+  CudaBackend *be = cuda_backend (self);
   gint want, level;
 
   GST_OBJECT_LOCK (self);
-  want = priv->stream_priority;
+  want = GST_CV_PRIV (self)->stream_priority;
   GST_OBJECT_UNLOCK (self);
-  level = MIN (want, priv->prio_least - priv->prio_greatest);
-  if (level != priv->stream_priority_used)
+  level = MIN (want, be->prio_least - be->prio_greatest);
+  if (level != g_atomic_int_get (&be->level_used))
     GST_INFO_OBJECT (self, "stream-priority %d: level %d of 0..%d (CUDA "
         "priority %d, device range %d..%d)", want, level,
-        priv->prio_least - priv->prio_greatest, priv->prio_least - level,
-        priv->prio_least, priv->prio_greatest);
-  priv->stream_priority_used = level;
-  return priv->prio_least - level;
+        be->prio_least - be->prio_greatest, be->prio_least - level,
+        be->prio_least, be->prio_greatest);
+  g_atomic_int_set (&be->level_used, level);
+  return be->prio_least - level;
 }
 
 static gboolean
@@ -447,14 +489,14 @@ staging (GstCudaVisionBase * self, GstCvStagingBlock * b, gsize n)
    * is left as it was). Without a context of its own the element already
    * runs in the primary one (cuda_enter). */
   if (priv->ctx) {
-    CUcontext pc = primary_context (priv->device);
+    CUcontext pc = primary_context (cuda_backend (self)->device);
     CUcontext popped;
 
     pushed = pc && drv_push (pc) == CUDA_SUCCESS;
     if (!pushed)
       GST_WARNING_OBJECT (self, "the primary context of device %d cannot be "
           "made current: pinned staging allocated in the element's context",
-          priv->device);
+          cuda_backend (self)->device);
     ok = gst_cv_pinned_cache_acquire (n, b);
     if (pushed)
       (void) drv_pop (&popped);
@@ -702,7 +744,8 @@ cuda_sync (GstCudaVisionBase * self, GstCvSlot * s)
 
 static const GstCvBackend backend = {
   "cuda", GST_CUDA_VISION_BACKEND_CUDA, TRUE, cuda_ready, cuda_error_string,
-  cuda_open, cuda_submit, cuda_wait, cuda_sync, cuda_slot_free
+  cuda_open, cuda_close, cuda_host_transfers, cuda_priority_level,
+  cuda_submit, cuda_wait, cuda_sync, cuda_slot_free
 };
 
 const GstCvBackend *const gst_cv_backend_cuda = &backend;

@@ -94,7 +94,10 @@ gst_cv_properties_get (GObject * object, guint prop_id,
       g_value_set_boolean (value, priv->post_stats);
       break;
     case PROP_HOST_TRANSFERS:
-      g_value_set_uint64 (value, priv->host_transfers);
+      /* the backend's count while it runs, the last run's after */
+      g_value_set_uint64 (value, priv->be && priv->be->host_transfers ?
+          priv->be->host_transfers (GST_CUDA_VISION_BASE (object)) :
+          priv->host_transfers);
       break;
     case PROP_N_THREADS:
       g_value_set_uint (value, priv->n_threads);
@@ -124,7 +127,6 @@ gst_cv_properties_init (GstCudaVisionBase * self)
   priv->n_threads = DEFAULT_N_THREADS;
   priv->wait_mode = DEFAULT_WAIT_MODE;
   priv->stream_priority = DEFAULT_STREAM_PRIORITY;
-  priv->stream_priority_used = -1;
 }
 
 void

@@ -253,7 +253,8 @@ add_stats (GstCvScheduler * sc, GstCvSlot * s, const gdouble ms[3],
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
   GstStructure *st = NULL;
   gboolean enabled;
-  guint64 transfers;
+  guint64 transfers = 0;
+  gint level;
   gint64 now;
 
   /* a frame: post-stats as it was when the frame was submitted */
@@ -267,8 +268,10 @@ add_stats (GstCvScheduler * sc, GstCvSlot * s, const gdouble ms[3],
   if (!enabled || !sc->be)
     return;
   GST_OBJECT_LOCK (self);
-  transfers = priv->host_transfers;
+  if (sc->be->host_transfers)
+    transfers = sc->be->host_transfers (self);
   GST_OBJECT_UNLOCK (self);
+  level = sc->be->priority_level ? sc->be->priority_level (self) : -1;
   now = g_get_monotonic_time ();
   g_mutex_lock (&sc->lock);
   if (s) {
@@ -303,9 +306,8 @@ add_stats (GstCvScheduler * sc, GstCvSlot * s, const gdouble ms[3],
         "host-wait-us", G_TYPE_DOUBLE, sc->stats_wait / n,
         "host-finish-us", G_TYPE_DOUBLE, sc->stats_finish / n, NULL);
     /* the level of the element's CUDA streams (stream-priority clamped) */
-    if (priv->stream_priority_used >= 0)
-      gst_structure_set (st, "stream-priority", G_TYPE_INT,
-          priv->stream_priority_used, NULL);
+    if (level >= 0)
+      gst_structure_set (st, "stream-priority", G_TYPE_INT, level, NULL);
     gst_cv_set_frame_times (self, st, sc->stats_pts, sc->stats_duration);
     sc->stats_start = sc->stats_last;
     sc->stats_frames = 0;

@@ -22,6 +22,12 @@
 #                                            highest level, --repeat 5;
 #                                            stream 0's latency against the
 #                                            others')
+#   tests/device-run.sh BUILD_DIR live      (issue #24: the latency each
+#                                            element adds to a 30 fps live
+#                                            source, then the throughput
+#                                            cases, --repeat 5; with
+#                                            AB_BASE=DIR also with the plugin
+#                                            in DIR, the build before)
 #   tests/device-run.sh BUILD_DIR multigpu  (issue #19: the two-GPU tests,
 #                                            then 32 streams on GPU 0 and on
 #                                            GPUs 0,1, --repeat 5)
@@ -182,6 +188,21 @@ run_matrix() {
   done
   python3 tests/bench/plots.py "$out/$name.json" | tee "$out/$name-table.txt"
 }
+if [ "$what" = live ]; then
+  gst-launch-1.0 -q videotestsrc pattern=snow num-buffers=1 ! \
+    "video/x-raw,format=GRAY8,width=64,height=64" ! pngenc ! \
+    filesink location=/tmp/tm64x64.png
+  for side in ${AB_BASE:+base} new; do
+    if [ "$side" = base ]; then
+      export GST_PLUGIN_PATH=$AB_BASE GST_REGISTRY=/tmp/cudavision-registry-base.bin
+    else
+      export GST_PLUGIN_PATH=$PWD/$b/plugin GST_REGISTRY=/tmp/cudavision-registry.bin
+    fi
+    run_matrix "live-$side" tests/bench/matrix-live.txt
+    run_matrix "tput-$side" tests/bench/matrix-throughput-24.txt
+  done
+  export GST_PLUGIN_PATH=$PWD/$b/plugin GST_REGISTRY=/tmp/cudavision-registry.bin
+fi
 if [ "$what" = hostpath ]; then
   run_matrix hostpath tests/bench/matrix-hostpath.txt
   # the PCIe cases again with the device planes pitched as before (2D
