@@ -574,6 +574,150 @@ GST_START_TEST (test_event_order_with_frames_in_flight)
 
 GST_END_TEST;
 
+/* A live camera: videotestsrc is-live at 30 fps into every element with
+ * its default properties (cudatemplatematch with a template): the frames
+ * leave as soon as they are done, not when the next one arrives. Every
+ * frame comes out, with its timestamps; the median time from the element's
+ * sink pad to its source pad is under 5 ms on the GPU (a loose bound: the
+ * figures are the benchmark's, docs/benchmarks.md), under one frame
+ * interval on the CPU for cudasobel. */
+typedef struct
+{
+  GMutex lock;
+  gint64 t_in[64];
+  gint64 t_out[64];
+  GstClockTime pts[64];
+  guint n_in, n_out;
+} LiveLog;
+
+static GstPadProbeReturn
+live_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  LiveLog *l = data;
+
+  g_mutex_lock (&l->lock);
+  if (l->n_in < G_N_ELEMENTS (l->t_in))
+    l->t_in[l->n_in] = g_get_monotonic_time ();
+  l->n_in++;
+  g_mutex_unlock (&l->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+live_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  LiveLog *l = data;
+
+  g_mutex_lock (&l->lock);
+  if (l->n_out < G_N_ELEMENTS (l->t_out)) {
+    l->t_out[l->n_out] = g_get_monotonic_time ();
+    l->pts[l->n_out] = GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (info));
+  }
+  l->n_out++;
+  g_mutex_unlock (&l->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static int
+cmp_i64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+GST_START_TEST (test_live_added_latency)
+{
+  const gchar *elements[] = { "cudasobel", "cudacanny", "cudaconvolve",
+    "cudanlmeans", "cudatemplatematch", "cudameanshift"
+  };
+  const guint n = 40;
+  guint e;
+
+  for (e = 0; e < G_N_ELEMENTS (elements); e++) {
+    gboolean cuda = cvtest_backend_is_cuda ();
+    gchar *desc;
+    GstElement *p, *el;
+    GstPad *sp, *op;
+    GstBus *bus;
+    GstMessage *m;
+    LiveLog *l = g_new0 (LiveLog, 1);
+    gint64 lat[64];
+    guint i, k = 0;
+
+    if (!cuda && !g_str_equal (elements[e], "cudasobel"))
+      continue;                 /* the CPU's costs are not the point here */
+    desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=%u "
+        "pattern=ball ! video/x-raw,format=RGBA,width=640,height=480,"
+        "framerate=30/1 ! %s name=el backend=%s ! fakesink sync=false", n,
+        elements[e], cvtest_backend ());
+    p = gst_parse_launch (desc, NULL);
+    fail_unless (p != NULL, "%s", desc);
+    el = gst_bin_get_by_name (GST_BIN (p), "el");
+    if (g_str_equal (elements[e], "cudatemplatematch")) {
+      GstVideoInfo ti;
+      GstBuffer *tb;
+      GstSample *ts;
+      GstCaps *tc;
+
+      gst_video_info_set_format (&ti, GST_VIDEO_FORMAT_RGBA, 24, 16);
+      tb = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&ti), NULL);
+      gst_buffer_memset (tb, 0, 200, GST_VIDEO_INFO_SIZE (&ti));
+      tc = gst_video_info_to_caps (&ti);
+      ts = gst_sample_new (tb, tc, NULL, NULL);
+      g_object_set (el, "template-sample", ts, NULL);
+      gst_sample_unref (ts);
+      gst_caps_unref (tc);
+      gst_buffer_unref (tb);
+    }
+    g_mutex_init (&l->lock);
+    sp = gst_element_get_static_pad (el, "sink");
+    op = gst_element_get_static_pad (el, "src");
+    gst_pad_add_probe (sp, GST_PAD_PROBE_TYPE_BUFFER, live_in, l, NULL);
+    gst_pad_add_probe (op, GST_PAD_PROBE_TYPE_BUFFER, live_out, l, NULL);
+    bus = gst_element_get_bus (p);
+    gst_element_set_state (p, GST_STATE_PLAYING);
+    m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS,
+        "%s: no EOS", elements[e]);
+    gst_message_unref (m);
+    gst_element_set_state (p, GST_STATE_NULL);
+    /* every frame, in order, timestamps exact (a live source starts at
+     * the running time it went to PLAYING) */
+    fail_unless_equals_int (l->n_in, n);
+    fail_unless_equals_int (l->n_out, n);
+    for (i = 0; i < n; i++)
+      fail_unless_equals_uint64 (l->pts[i] - l->pts[0],
+          gst_util_uint64_scale_int (i, GST_SECOND, 30));
+    /* the added latency after the first 5 frames (modules, allocations) */
+    for (i = 5; i < n; i++)
+      lat[k++] = l->t_out[i] - l->t_in[i];
+    qsort (lat, k, sizeof (gint64), cmp_i64);
+    GST_INFO ("%s: added latency median %" G_GINT64_FORMAT " us, max %"
+        G_GINT64_FORMAT " us", elements[e], lat[k / 2], lat[k - 1]);
+    g_print ("live %s (%s): median %" G_GINT64_FORMAT " us, max %"
+        G_GINT64_FORMAT " us\n", elements[e], cvtest_backend (), lat[k / 2],
+        lat[k - 1]);
+    if (cuda)
+      fail_unless (lat[k / 2] < 5000, "%s: median added latency %"
+          G_GINT64_FORMAT " us", elements[e], lat[k / 2]);
+    else
+      fail_unless (lat[k / 2] < 33333, "%s: median added latency %"
+          G_GINT64_FORMAT " us", elements[e], lat[k / 2]);
+    g_mutex_clear (&l->lock);
+    g_free (l);
+    gst_object_unref (sp);
+    gst_object_unref (op);
+    gst_object_unref (el);
+    gst_object_unref (bus);
+    gst_object_unref (p);
+    g_free (desc);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_caps_renegotiation)
 {
   GstHarness *h = harness_with_depth (3, GST_VIDEO_FORMAT_GRAY8, 64, 48);
@@ -1135,6 +1279,7 @@ base_suite (void)
   tcase_add_test (tc, test_null_while_downstream_blocks);
   tcase_add_test (tc, test_flushing_seek_in_flight);
   tcase_add_test (tc, test_event_order_with_frames_in_flight);
+  tcase_add_test (tc, test_live_added_latency);
   tcase_add_test (tc, test_caps_renegotiation);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_latency_independent_of_depth);
