@@ -195,7 +195,7 @@ canny_tile_kernel (const uint8_t * __restrict__ src, size_t sstride,
 
   const int lx = threadIdx.x;
   const int x = bx + lx;
-  int cl[kRows];
+  int cl[kRows], first[kRows];
 #pragma unroll
   for (int r = 0; r < kRows; r++) {
     const int ly = threadIdx.y + r * kBY, y = by + ly;
@@ -213,8 +213,9 @@ canny_tile_kernel (const uint8_t * __restrict__ src, size_t sstride,
     const unsigned gaps = ~run & ((1u << lx) - 1u);
     const int start = gaps ? 32 - __clz (gaps) : 0;
     cl[r] = c;
+    first[r] = ly * kTW + start;
     sh.u.c[j] = (uint8_t) c;
-    sh.u.lab[j] = c != CV_CANNY_NONE ? ly * kTW + start : -1;
+    sh.u.lab[j] = c != CV_CANNY_NONE ? first[r] : -1;
     sh.u.strong[j] = 0;
   }
   __syncthreads ();
@@ -231,14 +232,15 @@ canny_tile_kernel (const uint8_t * __restrict__ src, size_t sstride,
       continue;
     const bool wc = lx > 0 && sh.u.c[j - 1] != CV_CANNY_NONE;
     const bool nwc = lx > 0 && sh.u.c[j - kTW - 1] != CV_CANNY_NONE;
+    /* j's set is that of its run's first pixel (its parent at start) */
     if (sh.u.c[j - kTW] != CV_CANNY_NONE) {
       if (!wc)
-        tile_union (sh.u.lab, j, j - kTW);
+        tile_union (sh.u.lab, first[r], j - kTW);
     } else {
       if (nwc && !wc)
-        tile_union (sh.u.lab, j, j - kTW - 1);
+        tile_union (sh.u.lab, first[r], j - kTW - 1);
       if (lx + 1 < kTW && sh.u.c[j - kTW + 1] != CV_CANNY_NONE)
-        tile_union (sh.u.lab, j, j - kTW + 1);
+        tile_union (sh.u.lab, first[r], j - kTW + 1);
     }
   }
   __syncthreads ();
@@ -367,39 +369,68 @@ canny_merge_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
   }
 }
 
-/* Pass 3: the output map: 255 on the candidates of a component with a
- * strong pixel. A weak tile-local component walks up its tree until a
- * strong key (every key above it is smaller: the root is strong) or its
- * root; then points its local root at the key found (path compression:
- * any ancestor's key is a valid parent, the trees no longer change). */
+/* whether candidate i (class c) is an edge: a strong tile component is;
+ * a weak one walks up its tree until a strong key (every key above it is
+ * smaller: the root is strong) or its root, then points its tile root at
+ * the key found (path compression: any ancestor's key is a valid parent,
+ * the trees no longer change) */
+__device__ __forceinline__ bool
+canny_is_edge (unsigned *labels, int i, uint8_t c)
+{
+  if (c != kWeakLocal)
+    return c == kStrongLocal;
+  /* hop 1 reaches the tile root (or, for that root itself, its parent):
+   * the pointer compressed when the walk goes further */
+  unsigned idx = (unsigned) i, k = labels[i];
+  const unsigned first = k & kIndex;
+  int steps = 0;
+  while ((k & kWeakBit) && (k & kIndex) != idx) {
+    idx = k & kIndex;
+    k = labels[idx];
+    steps++;
+  }
+  if (steps > 1)
+    labels[first] = k;
+  return (k & kWeakBit) == 0;
+}
+
+/* Pass 3: the output map, 255 on the candidates of a component with a
+ * strong pixel; 4 pixels of a row a thread */
 __global__ void
 canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
     uint8_t * __restrict__ dst, size_t dstride, int w, int h)
 {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int x = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h)
     return;
   const int i = y * w + x;
-  const uint8_t c = cls[i];
-  bool edge = c == kStrongLocal;
-
-  if (c == kWeakLocal) {
-    /* hop 1 reaches the tile-local root (or, for that root itself, its
-     * parent): the pointer compressed when the walk goes further */
-    unsigned idx = (unsigned) i, k = labels[i];
-    const unsigned first = k & kIndex;
-    int steps = 0;
-    while ((k & kWeakBit) && (k & kIndex) != idx) {
-      idx = k & kIndex;
-      k = labels[idx];
-      steps++;
-    }
-    edge = (k & kWeakBit) == 0;
-    if (steps > 1)
-      labels[first] = k;
+  const bool whole = x + 4 <= w;
+  uint8_t c[4];
+  if (whole && (i & 3) == 0) {
+    const uchar4 v = *reinterpret_cast < const uchar4 * >(cls + i);
+    c[0] = v.x;
+    c[1] = v.y;
+    c[2] = v.z;
+    c[3] = v.w;
+  } else {
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      c[k] = x + k < w ? cls[i + k] : kNone;
   }
-  dst[(size_t) y * dstride + x] = edge ? 255 : 0;
+  uint8_t o[4];
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    o[k] = canny_is_edge (labels, i + k, c[k]) ? 255 : 0;
+  uint8_t *d = dst + (size_t) y * dstride + x;
+  if (whole && ((uintptr_t) d & 3) == 0) {
+    *reinterpret_cast < uchar4 * >(d) = make_uchar4 (o[0], o[1], o[2], o[3]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      if (x + k < w)
+        d[k] = o[k];
+  }
 }
 
 template < int K >
@@ -505,7 +536,7 @@ canny_submit (void *op, const CvFrame * frame, const void *params,
     canny_merge_kernel <<<tiles, dim3 (32, 3), 0, s>>> (o->cls, o->labels,
         w, h);
     dim3 block (32, 8);
-    dim3 grid (cv_div_up (w, 32), cv_div_up (h, 8));
+    dim3 grid (cv_div_up (cv_div_up (w, 4), 32), cv_div_up (h, 8));
     canny_output_kernel <<<grid, block, 0, s>>> (o->cls, o->labels,
         frame->out[0].data, frame->out[0].stride, w, h);
     CV_CUDA_TRY (cudaGetLastError ());
