@@ -76,7 +76,7 @@ typedef struct
  *          chroma of NV12 / I420 output), as cudasobel's.
  * params:  CvCannyParams. No results (results () returns NULL).
  * Workspaces: made at create for the info's size (CPU: about 13 bytes per
- *          pixel; CUDA: about 6 bytes per pixel of device memory).
+ *          pixel; CUDA: about 5 bytes per pixel of device memory).
  * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
  *          CV_ERROR_NO_MEMORY, (CUDA) the cudaError_t of cudaMalloc.
  *          submit: CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL params, a
