@@ -10,9 +10,12 @@
  * layout: sobel_sep_kernel, the aperture separated into binomial smoothing
  * (horizontal by dp4a on words of luma, vertical slid through registers)
  * and the 3x3 Sobel of the smoothed luma, 4 columns x 8 rows a thread, the
- * neighbour columns by shuffle, exact integer-valued float sums (see its
- * section). Issue #25: 1080p GRAY8 13.1 -> 6.5 us (k 5), 13.6 -> 7.8 us
- * (k 7) on an H100 with its first version, 4K RGBA k 7 57.2 -> 21.9 us.
+ * neighbour columns by shuffle, no shared memory, sums in floats holding
+ * integers exactly (see its section). Issue #25, H100, timed as kbench
+ * does (a graph of 200 launches, median of 5 replays, random frames):
+ * 1080p GRAY8 13.1 -> 5.4 us (k 5), 13.6 -> 6.0 us (k 7); 4K RGBA k 7
+ * 57.3 -> 17.6 us (the shared-memory kernel before it, sobel_k_kernel, in
+ * the same session).
  * Integer arithmetic (or floats holding integers exactly) throughout:
  * bit-exact with cpu-fallback/sobel.c.
  * The operator (cv_sobel_cuda_ops) at the end.
@@ -366,31 +369,41 @@ launch (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
 /* ---- apertures 5 and 7: the separable form, slid through registers ----
  * OpenCV's kernels factor through the 3x3 one (sobel_core.h; B2 = 1 2 1,
  * B4 = 1 4 6 4 1, D = -1 0 1):
- *   k = 5: smooth = B2 * B2, deriv = B2 * D;  k = 7: smooth = B4 * B2,
- *   deriv = B4 * D,
+ *   k = 5: smooth = B2 * B2, deriv = B2 * D;
+ *   k = 7: smooth = B4 * B2, deriv = B4 * D,
  * so Gx = B2_y D_x C and Gy = D_y B2_x C with C = Bs_x Bs_y in (Bs = B2 or
- * B4): the 3x3 Sobel of the binomially smoothed luma. Each thread slides
- * down R output rows of 4 columns (one 32-bit word of GRAY8, one 16-byte
- * vector of RGBA-like pixels): per row of luma it smooths horizontally
- * (Bs_x, the RS = 1 or 2 neighbour columns on each side from the next
- * lanes by shuffle), keeps the last 2 RS + 1 smoothed rows in registers
- * and smooths them vertically into a row of C, keeps the last 3 rows of C
- * and from them the column sums s = C_t + 2 C_m + C_b and d = C_b - C_t,
- * exchanges the outer s and d with the next lanes by shuffle, and gives
- * Gx = s[x + 1] - s[x - 1], Gy = d[x - 1] + 2 d[x] + d[x + 1].
- * A warp covers 128 columns; lanes 0 and 31 only supply the halo (3
- * columns at most), lanes 1 .. 30 store: 120 output columns a warp, no
- * divergent edge code. Rows and columns outside the frame are read
- * clamped (replicated luma); everything after is computed from that luma
- * at its own coordinates, never clamped, as the definition asks.
- * The sums are in float: every value is an integer below 2^24 (|G| <=
- * 326400, luma sums <= 255 * 64^2), so every add and (fused) multiply-add
- * is exact, at twice the integer rate; the luma enters as a float by its
- * bits (byte | 2^23's exponent, minus 2^23), RGB luma by one dp4a
- * (77 R + 150 G + 29 B + 128, BT.601 as cv_luma). The magnitude: L1
- * min (|Gx| + |Gy|, 255); L2 floor_sqrt_255 of min (|Gx|, 255)^2 +
- * min (|Gy|, 255)^2 (< 2 * 255^2, inside the range cv_sobel_cuda_mag_check
- * proves exact), equal to cv_sobel_mag_l2. Same bytes as the CPU. ---- */
+ * B4, radius RS = 1 or 2): the 3x3 Sobel of the binomially smoothed luma
+ * (of the replicated plane: every stage is computed at its own
+ * coordinates from luma read with clamped coordinates, never clamped
+ * itself, so the result is the definition's).
+ * A block is 4 warps one above the other, a warp 32 lanes x 4 columns x
+ * R = 8 rows; lanes 0 and 31 only supply the halo (RS + 1 <= 3 columns),
+ * lanes 1 .. 30 store: 120 x 32 outputs a block, no divergent edge code.
+ * A thread:
+ * - reads its 4 pixels of the R + K - 1 rows first (one 32-bit word of
+ *   GRAY8 or one 16-byte vector of 4-byte RGB a row, in one branch for all
+ *   rows; pixel by pixel at the frame's left and right edges and for other
+ *   layouts), all loads in flight together;
+ * - per row: the 4 luma bytes as one word (RGB: one dp4a a pixel,
+ *   77 R + 150 G + 29 B + 128, its byte 1 = cv_luma; brightness by
+ *   saturating byte adds), the words of the lanes left and right by
+ *   shuffle, Bs_x of its 4 columns by dp4a with the weights as bytes
+ *   (<= 255 * 16, added to 0x4b000000: the float 2^23 + sum);
+ * - keeps the last 2 RS + 1 smoothed rows in registers, smooths them
+ *   vertically (Bs_y) into a row of C, keeps the last 3 rows of C and from
+ *   them s = C_t + 2 C_m + C_b and d = C_b - C_t, takes the outer s and d
+ *   from the next lanes by shuffle: Gx = s[x + 1] - s[x - 1],
+ *   Gy = d[x - 1] + 2 d[x] + d[x + 1];
+ * - the magnitude (sep_magnitude, as cv_sobel_magnitude), the 4 bytes
+ *   packed into a word, the threshold on the 4 at once, one store.
+ * The vertical sums and Gx, Gy are floats: every value is an integer below
+ * 2^24 (|G| <= 326400), so every add and (fused) multiply-add is exact, at
+ * twice the integer rate. Per output (k 7): 1.75 rows of horizontal
+ * smoothing (2 dp4a + 1 add a column), 1.25 rows of vertical (4 flops),
+ * 6 flops of 3x3, ~7 for L2, 0.75 shuffles; 48-72 registers (sm_90, R 8),
+ * no shared memory. Tried on the H100 and slower at 1080p GRAY8: blocks
+ * of 1, 2 or 8 warps, R = 4, 6, 10, 12, 16, exchanging C instead of s and d
+ * (faster for 4K RGBA only), float luma with float horizontal sums. ---- */
 constexpr int kSepWarps = 4;    /* warps of a block, one above the other */
 constexpr int kSepTileW = (kThreadsX - 2) * 4;  /* 120 output columns */
 
@@ -402,41 +415,33 @@ enum
   kSepAny = 2                   /* any layout: pixel by pixel */
 };
 
-/* raw pixels x0 .. x0 + 3 of a row, the edge replicated on both sides:
- * kSepGray: the 4 bytes in .x; kSepRgba: the 4 pixels; kSepAny: the 4
- * luma values (not brightness-adjusted) */
+/* raw pixels x0 .. x0 + 3 of a row one by one, the edge replicated on
+ * both sides (the rows of lanes at the frame's left and right edges, and
+ * every row of kSepAny): kSepGray: the 4 bytes in .x; kSepRgba: the 4
+ * pixels; kSepAny: the 4 luma values (not brightness-adjusted) */
 template < int MODE >
 __device__ __forceinline__ uint4
-sep_load (const uint8_t * __restrict__ row, int x0, int w, int bpp, int ro,
-    int go, int bo)
+sep_load_edge (const uint8_t * __restrict__ row, int x0, int w, int bpp,
+    int ro, int go, int bo)
 {
-  uint4 v = make_uint4 (0, 0, 0, 0);
-  if (MODE != kSepAny && x0 >= 0 && x0 + 3 < w) {
-    if (MODE == kSepGray)
-      v.x = __ldg (reinterpret_cast < const uint32_t * >(row + x0));
-    else
-      v = __ldg (reinterpret_cast < const uint4 * >(row) + x0 / 4);
-  } else {
-    uint32_t p[4];
+  uint32_t p[4];
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
-      const int x = min (max (x0 + i, 0), w - 1);
-      if (MODE == kSepGray)
-        p[i] = __ldg (row + x);
-      else if (MODE == kSepRgba)
-        p[i] = __ldg (reinterpret_cast < const uint32_t * >(row) + x);
-      else {
-        const uint8_t *q = row + (size_t) x * bpp;
-        p[i] = ro < 0 ? __ldg (q) :
-            cv_luma (__ldg (q + ro), __ldg (q + go), __ldg (q + bo));
-      }
+  for (int i = 0; i < 4; i++) {
+    const int x = min (max (x0 + i, 0), w - 1);
+    if (MODE == kSepGray) {
+      p[i] = __ldg (row + x);
+    } else if (MODE == kSepRgba) {
+      p[i] = __ldg (reinterpret_cast < const uint32_t * >(row) + x);
+    } else {
+      const uint8_t *q = row + (size_t) x * bpp;
+      p[i] = ro < 0 ? __ldg (q) :
+          cv_luma (__ldg (q + ro), __ldg (q + go), __ldg (q + bo));
     }
-    if (MODE == kSepGray)
-      v.x = p[0] | (p[1] << 8) | (p[2] << 16) | (p[3] << 24);
-    else
-      v = make_uint4 (p[0], p[1], p[2], p[3]);
   }
-  return v;
+  if (MODE == kSepGray)
+    return make_uint4 (p[0] | (p[1] << 8) | (p[2] << 16) | (p[3] << 24), 0, 0,
+        0);
+  return make_uint4 (p[0], p[1], p[2], p[3]);
 }
 
 /* the brightness-adjusted luma of the 4 pixels as the 4 bytes of a word
@@ -511,12 +516,11 @@ sep_floor_sqrt (float sp)
   return __fadd_rd (sqrt_approx (sp), 12582912.0f);
 }
 
-/* the magnitude of integer-valued Gx, Gy (cv_sobel_magnitude), then the
- * threshold (thr: 1.5 * 2^23 + threshold), as the float 1.5 * 2^23 + the
- * byte: the byte is the low byte of its bits */
+/* the magnitude of integer-valued Gx, Gy (cv_sobel_magnitude) as the
+ * float 1.5 * 2^23 + the byte: the byte is the low byte of its bits */
 template < int NORM >
 __device__ __forceinline__ uint32_t
-sep_magnitude (float gx, float gy, float thr)
+sep_magnitude (float gx, float gy)
 {
   float m;
   if (NORM == CV_SOBEL_NORM_L1) {
@@ -527,7 +531,7 @@ sep_magnitude (float gx, float gy, float thr)
     m = sep_floor_sqrt (fminf (fmaf (gx, gx, fmaf (gy, gy, 0.5f)),
             65025.5f));
   }
-  return __float_as_uint (m > thr ? m : 12582912.0f);
+  return __float_as_uint (m);
 }
 
 template < int K, int NORM, int MODE, bool BRIGHT, int R >
@@ -551,15 +555,29 @@ sobel_sep_kernel (const uint8_t * __restrict__ src, size_t sstride, int bpp,
       0x01010101u : 0u;
   const uint32_t bsub = BRIGHT ? (uint32_t) min (max (-brightness, 0), 255) *
       0x01010101u : 0u;
-  const float thr = 12582912.0f + (float) threshold;
+  /* the threshold as 4 bytes: m > threshold is m > tb's byte for any
+   * threshold (0 for a negative one: m > 0 or m is 0 anyway) */
+  const uint32_t tb = (uint32_t) min (max (threshold, 0), 255) * 0x01010101u;
 
-  /* every row first: the loads in flight together */
+  /* every row first: the loads in flight together; one branch for all
+   * rows (a branch a row, as tried first, cost 10 % at 1080p) */
   uint4 v[NR];
+  if (MODE != kSepAny && x0 >= 0 && x0 + 3 < w) {
 #pragma unroll
-  for (int r = 0; r < NR; r++) {
-    const int y = min (max (y0 - K / 2 + r, 0), h - 1);
-    v[r] = sep_load < MODE > (src + (size_t) y * sstride, x0, w, bpp, ro,
-        go, bo);
+    for (int r = 0; r < NR; r++) {
+      const uint8_t *row = src + (size_t) min (max (y0 - K / 2 + r, 0),
+          h - 1) * sstride;
+      if (MODE == kSepGray)
+        v[r] = make_uint4 (__ldg (reinterpret_cast < const uint32_t * >(row +
+                    x0)), 0, 0, 0);
+      else
+        v[r] = __ldg (reinterpret_cast < const uint4 * >(row) + x0 / 4);
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < NR; r++)
+      v[r] = sep_load_edge < MODE > (src + (size_t) min (max (y0 - K / 2 + r,
+                  0), h - 1) * sstride, x0, w, bpp, ro, go, bo);
   }
 
   float hs[NW][4];              /* rows of Bs_x luma, own columns */
@@ -601,9 +619,10 @@ sobel_sep_kernel (const uint8_t * __restrict__ src, size_t sstride, int bpp,
 #pragma unroll
     for (int i = 0; i < 4; i++)
       o[i] = sep_magnitude < NORM > (s[i + 2] - s[i],
-          fmaf (2.0f, d[i + 1], d[i] + d[i + 2]), thr);
-    const uint32_t word = __byte_perm (__byte_perm (o[0], o[1], 0x0040),
+          fmaf (2.0f, d[i + 1], d[i] + d[i + 2]));
+    uint32_t word = __byte_perm (__byte_perm (o[0], o[1], 0x0040),
         __byte_perm (o[2], o[3], 0x0040), 0x5410);
+    word &= __vcmpgtu4 (word, tb);      /* the threshold, 4 bytes at once */
     const int y = y0 + j - 2;
     if (lane >= 1 && lane <= kThreadsX - 2 && y < h && x0 < w) {
       uint8_t *p = dst + (size_t) y * dstride + x0;
@@ -619,8 +638,9 @@ sobel_sep_kernel (const uint8_t * __restrict__ src, size_t sstride, int bpp,
   }
 }
 
-/* rows a thread: 8 (the halo of K - 1 rows costs (8 + K - 1) / 8 of the
- * luma work) */
+/* rows a thread: 8, the fastest on the H100 at 1080p GRAY8 (the K - 1
+ * halo rows cost (8 + K - 1) / 8 of the horizontal work; more rows, fewer
+ * warps to hide latency) */
 constexpr int kSepRows = 8;
 
 template < int K, int NORM, int MODE, bool BRIGHT >
