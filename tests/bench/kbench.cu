@@ -200,7 +200,10 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     };
   } else if (!strcmp (name, "sobel") || !strcmp (name, "sobel5")
       || !strcmp (name, "sobel7")) {
-    /* sobel5, sobel7: kernel-size 5, 7 (the shared-memory kernel) */
+    /* sobel5, sobel7: kernel-size 5, 7 (sobel_sep_kernel), e.g. -k sobel7
+     * -f GRAY8 -w 1920 -h 1080 or -f RGBA -w 3840 -h 2160 (matrix.txt);
+     * the floor printed beside: one read of the input and one write of
+     * the GRAY8 output at the device-copy bandwidth */
     sp.kernel_size = name[5] ? name[5] - '0' : 3;
     CK (alloc_random (in, width, height, l.bpp));
     CK (alloc_random (out, width, height, 1));
