@@ -280,6 +280,173 @@ GST_START_TEST (test_cancel_meanshift_large_radius)
 
 GST_END_TEST;
 
+/* ---- cudameanshift segmentation of an 8K frame on the CPU ---- */
+
+/* When the frame entered and left the element (monotonic us, 0: not yet);
+ * stamped by pad probes, read by the test thread. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gint64 in, out;
+} FrameStamps;
+
+static GstPadProbeReturn
+stamp_in (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  FrameStamps *t = user_data;
+
+  g_mutex_lock (&t->lock);
+  if (!t->in)
+    t->in = g_get_monotonic_time ();
+  g_cond_broadcast (&t->cond);
+  g_mutex_unlock (&t->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+stamp_out (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  FrameStamps *t = user_data;
+
+  g_mutex_lock (&t->lock);
+  if (!t->out)
+    t->out = g_get_monotonic_time ();
+  g_mutex_unlock (&t->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+/* An 8K (7680x4320) RGBx snow frame into cudameanshift backend=cpu in
+ * `mode`, with the cheapest filtering (spatial-radius=1 max-iterations=1):
+ * in segment mode the filtering is the short part of the frame and the
+ * segmentation (joining, 8 rounds of small-segment merging over 33
+ * million pixels, the painting and labels) the long one. The pipeline is
+ * PLAYING, t is stamped. */
+static GstElement *
+start_8k_meanshift (const gchar * mode, FrameStamps * t)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc pattern=snow ! "
+      "video/x-raw,format=RGBx,width=7680,height=4320,framerate=1/1 ! "
+      "cudameanshift name=ms backend=cpu pipeline-depth=1 mode=%s "
+      "spatial-radius=1 max-iterations=1 min-segment-size=100 ! "
+      "fakesink sync=false", mode);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  GstElement *ms = gst_bin_get_by_name (GST_BIN (pipe), "ms");
+  GstPad *sink = gst_element_get_static_pad (ms, "sink");
+  GstPad *src = gst_element_get_static_pad (ms, "src");
+
+  fail_unless (pipe != NULL, "%s", desc);
+  g_free (desc);
+  memset (t, 0, sizeof (*t));
+  g_mutex_init (&t->lock);
+  g_cond_init (&t->cond);
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, stamp_in, t, NULL);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, stamp_out, t, NULL);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (ms);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  return pipe;
+}
+
+/* waits (60 s at most) for the first frame to enter the element */
+static gint64
+frame_entered (FrameStamps * t)
+{
+  gint64 end = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND, in;
+
+  g_mutex_lock (&t->lock);
+  while (!t->in && g_cond_wait_until (&t->cond, &t->lock, end));
+  in = t->in;
+  g_mutex_unlock (&t->lock);
+  fail_unless (in != 0, "no 8K frame reached cudameanshift within 60 s");
+  return in;
+}
+
+static void
+stop_8k_meanshift (GstElement * pipe, FrameStamps * t)
+{
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  g_mutex_clear (&t->lock);
+  g_cond_clear (&t->cond);
+}
+
+/* How long this machine filters the 8K frame now (mode=filter, one frame
+ * in and out): the filtering part of a segment-mode frame. */
+static gdouble
+filter_seconds_8k (void)
+{
+  FrameStamps t;
+  GstElement *pipe = start_8k_meanshift ("filter", &t);
+  gint64 in = frame_entered (&t), out;
+  gdouble s;
+
+  do {
+    g_usleep (20 * 1000);
+    g_mutex_lock (&t.lock);
+    out = t.out;
+    g_mutex_unlock (&t.lock);
+  } while (!out && seconds_since (in) < 120);
+  fail_unless (out != 0, "the 8K filter frame took more than 120 s");
+  s = (out - in) / 1e6;
+  stop_8k_meanshift (pipe, &t);
+  return s;
+}
+
+/* The most a state change or a flushing seek may take while the CPU
+ * computes a frame: 0.5 s is the aim (the flag is polled at least every
+ * 65536 pixels of every phase: well under a millisecond of work); the
+ * test allows 1 s for a loaded two-core CI machine (and the sanitized
+ * build, a few times slower). */
+#define CANCEL_LIMIT_S 1.0
+
+/* cudameanshift mode=segment on an 8K frame (issue #28: 15.7 s, 9.0 s
+ * and 5.4 s to NULL): NULL, READY and a flushing seek, each while a frame
+ * is being segmented (its filtering, measured first in filter mode, is
+ * over), come back within CANCEL_LIMIT_S. */
+GST_START_TEST (test_cancel_meanshift_segment_8k)
+{
+  const gchar *what[] = { "NULL", "READY", "a flushing seek" };
+  gdouble filter_s = filter_seconds_8k (), wait_s;
+  guint i;
+
+  /* past the filtering: the segmentation takes several times longer */
+  wait_s = 1.5 * filter_s + 0.5;
+  GST_INFO ("8K filtering: %.2f s; state changes %.2f s into the frame",
+      filter_s, wait_s);
+  for (i = 0; i < G_N_ELEMENTS (what); i++) {
+    FrameStamps t;
+    GstElement *pipe = start_8k_meanshift ("segment", &t);
+    gint64 in = frame_entered (&t), t0, out;
+    gdouble took;
+
+    g_usleep ((gulong) ((wait_s - seconds_since (in)) * 1e6));
+    g_mutex_lock (&t.lock);
+    out = t.out;
+    g_mutex_unlock (&t.lock);
+    fail_unless (out == 0, "the 8K segment frame was done in %.2f s, before "
+        "%s at %.2f s", (out - in) / 1e6, what[i], wait_s);
+    t0 = g_get_monotonic_time ();
+    if (i < 2) {
+      fail_unless_equals_int (gst_element_set_state (pipe, i == 0 ?
+              GST_STATE_NULL : GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
+    } else {
+      fail_unless (gst_element_seek_simple (pipe, GST_FORMAT_TIME,
+              GST_SEEK_FLAG_FLUSH, 0));
+    }
+    took = seconds_since (t0);
+    g_print ("8K segment frame, %s %.2f s into it: %.3f s (filtering "
+        "%.2f s)\n", what[i], seconds_since (in) - took, took, filter_s);
+    fail_unless (took < CANCEL_LIMIT_S, "%s took %.2f s, %.2f s into an 8K "
+        "segment frame", what[i], took, seconds_since (in) - took);
+    stop_8k_meanshift (pipe, &t);
+  }
+}
+
+GST_END_TEST;
+
 /* ---- property values refused: a warning on the bus naming them ---- */
 
 static void
@@ -526,6 +693,7 @@ badinput_suite (void)
   tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_cancel_nlmeans_whole_frame);
   tcase_add_test (tc, test_cancel_meanshift_large_radius);
+  tcase_add_test (tc, test_cancel_meanshift_segment_8k);
   tcase_add_test (tc, test_rejections_posted);
   tcase_add_test (tc, test_convolve_filters_race);
   tcase_add_test (tc, test_template_fifo);
