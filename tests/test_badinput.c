@@ -165,6 +165,144 @@ GST_START_TEST (test_meta_strides_beyond_memory)
 
 GST_END_TEST;
 
+/* ---- video metas that gst_video_frame_map() would assert on ---- */
+
+/* CRITICALs and WARNINGs of GStreamer's video library (domain
+ * "GStreamer-Video", which gst-check leaves to GLib's default handler):
+ * counted, as an application run with G_DEBUG=fatal-criticals would
+ * abort on the first. */
+static gint video_criticals;
+
+static void
+count_video_critical (const gchar * domain, GLogLevelFlags level,
+    const gchar * message, gpointer user_data)
+{
+  g_atomic_int_inc (&video_criticals);
+  g_printerr ("%s: %s\n", domain, message);
+}
+
+/* A buffer of a frame of caps_info whose GstVideoMeta says format,
+ * width x height and n_planes planes (the caps' offsets and strides). */
+static GstBuffer *
+buffer_with_odd_meta (const GstVideoInfo * caps_info, GstVideoFormat format,
+    guint width, guint height, guint n_planes)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL,
+      GST_VIDEO_INFO_SIZE (caps_info), NULL);
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint stride[GST_VIDEO_MAX_PLANES] = { 0 };
+  GstVideoMeta *meta;
+  guint p;
+
+  gst_buffer_memset (buf, 0, 100, GST_VIDEO_INFO_SIZE (caps_info));
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (caps_info); p++) {
+    offset[p] = GST_VIDEO_INFO_PLANE_OFFSET (caps_info, p);
+    stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (caps_info, p);
+  }
+  meta = gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      format, width, height, GST_VIDEO_INFO_N_PLANES (caps_info), offset,
+      stride);
+  meta->n_planes = n_planes;
+  for (p = n_planes; p < GST_VIDEO_MAX_PLANES; p++) {
+    meta->offset[p] = 0;
+    meta->stride[p] = 0;
+  }
+  return buf;
+}
+
+/* whether the element's sink pad takes format */
+static gboolean
+sink_takes (GstElement * e, GstVideoFormat format)
+{
+  GstPad *pad = gst_element_get_static_pad (e, "sink");
+  GstCaps *templ = gst_pad_get_pad_template_caps (pad);
+  GstCaps *caps = cvtest_caps (format, 17, 13);
+  gboolean takes = gst_caps_can_intersect (templ, caps);
+
+  gst_caps_unref (caps);
+  gst_caps_unref (templ);
+  gst_object_unref (pad);
+  return takes;
+}
+
+/* Issue #28: an I420 17x13 buffer (appsrc) whose video meta has 1 or 0
+ * planes made gst_video_frame_map() assert ("GStreamer-Video-CRITICAL:
+ * ... 'info->finfo->n_planes == meta->n_planes' failed") before the
+ * element's error; so do metas of another format or smaller than the
+ * caps. Every element (I420 17x13 caps, RGBA for those without I420)
+ * refuses them first: no CRITICAL, one STREAM/FAILED error saying what
+ * differs, no frame out. */
+GST_START_TEST (test_meta_planes_differ_from_caps)
+{
+  /* for I420 caps, and for RGBA caps */
+  static const struct
+  {
+    GstVideoFormat format[2];
+    guint width, height, n_planes[2];
+    const gchar *says[2];
+  } bad[] = {
+    {{GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA}, 17, 13, {1, 2},
+        {"its video meta has 1 plane, the caps' I420 format 3: the video "
+              "meta's plane count differs from the caps",
+              "its video meta has 2 planes, the caps' RGBA format 1: the "
+              "video meta's plane count differs from the caps"}},
+    {{GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA}, 17, 13, {0, 0},
+        {"its video meta has 0 planes, the caps' I420 format 3: the video "
+              "meta's plane count differs from the caps",
+              "its video meta has 0 planes, the caps' RGBA format 1: the "
+              "video meta's plane count differs from the caps"}},
+    {{GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_BGRA}, 17, 13, {3, 1},
+        {"its video meta describes a YV12 17x13 frame, the caps a I420 "
+              "17x13 one", "its video meta describes a BGRA 17x13 frame, "
+              "the caps a RGBA 17x13 one"}},
+    {{GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA}, 16, 13, {3, 1},
+        {"its video meta describes a I420 16x13 frame, the caps a I420 "
+              "17x13 one", "its video meta describes a RGBA 16x13 frame, "
+              "the caps a RGBA 17x13 one"}},
+    {{GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA}, 17, 12, {3, 1},
+        {"its video meta describes a I420 17x12 frame, the caps a I420 "
+              "17x13 one", "its video meta describes a RGBA 17x12 frame, "
+              "the caps a RGBA 17x13 one"}},
+  };
+  guint handler = g_log_set_handler ("GStreamer-Video", G_LOG_LEVEL_CRITICAL
+      | G_LOG_LEVEL_WARNING, count_video_critical, NULL);
+  guint e, b, n_i420 = 0;
+
+  for (e = 0; e < G_N_ELEMENTS (elements); e++)
+    for (b = 0; b < G_N_ELEMENTS (bad); b++) {
+      GstElement *probe = gst_element_factory_make (elements[e], NULL);
+      guint f = sink_takes (probe, GST_VIDEO_FORMAT_I420) ? 0 : 1;
+      GstVideoFormat caps_format = f == 0 ? GST_VIDEO_FORMAT_I420 :
+          GST_VIDEO_FORMAT_RGBA;
+      GstVideoInfo info;
+      GstBus *bus;
+      GstHarness *h;
+
+      gst_object_unref (probe);
+      n_i420 += f == 0;
+      h = harness_with_bus (elements[e], caps_format, 17, 13, &bus);
+      gst_video_info_set_format (&info, caps_format, 17, 13);
+      g_atomic_int_set (&video_criticals, 0);
+      fail_unless_equals_int (gst_harness_push (h, buffer_with_odd_meta
+              (&info, bad[b].format[f], bad[b].width, bad[b].height,
+                  bad[b].n_planes[f])), GST_FLOW_ERROR);
+      fail_unless (g_atomic_int_get (&video_criticals) == 0,
+          "%s: %d GStreamer-Video criticals/warnings for \"%s\"",
+          elements[e], g_atomic_int_get (&video_criticals), bad[b].says[f]);
+      expect_one_error (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+          bad[b].says[f], elements[e]);
+      fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+      gst_element_set_bus (h->element, NULL);
+      gst_object_unref (bus);
+      gst_harness_teardown (h);
+    }
+  /* the issue's I420 case was run (by every element but cudameanshift) */
+  fail_unless (n_i420 >= G_N_ELEMENTS (bad));
+  g_log_remove_handler ("GStreamer-Video", handler);
+}
+
+GST_END_TEST;
+
 /* Interlaced caps are refused with a message saying so. */
 GST_START_TEST (test_interlaced_refused)
 {
@@ -690,6 +828,7 @@ badinput_suite (void)
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_meta_larger_than_caps);
   tcase_add_test (tc, test_meta_strides_beyond_memory);
+  tcase_add_test (tc, test_meta_planes_differ_from_caps);
   tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_cancel_nlmeans_whole_frame);
   tcase_add_test (tc, test_cancel_meanshift_large_radius);
