@@ -244,12 +244,12 @@ GST_START_TEST (test_meta_planes_differ_from_caps)
     {{GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA}, 17, 13, {1, 2},
         {"its video meta has 1 plane, the caps' I420 format 3: the video "
               "meta's plane count differs from the caps",
-              "its video meta has 2 planes, the caps' RGBA format 1: the "
+            "its video meta has 2 planes, the caps' RGBA format 1: the "
               "video meta's plane count differs from the caps"}},
     {{GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA}, 17, 13, {0, 0},
         {"its video meta has 0 planes, the caps' I420 format 3: the video "
               "meta's plane count differs from the caps",
-              "its video meta has 0 planes, the caps' RGBA format 1: the "
+            "its video meta has 0 planes, the caps' RGBA format 1: the "
               "video meta's plane count differs from the caps"}},
     {{GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_BGRA}, 17, 13, {3, 1},
         {"its video meta describes a YV12 17x13 frame, the caps a I420 "

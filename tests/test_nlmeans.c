@@ -411,8 +411,7 @@ GST_START_TEST (test_appsrc_tiny_frames)
 
         gst_video_info_set_format (&info, fmts[f], sizes[s][0], sizes[s][1]);
         caps = gst_video_info_to_caps (&info);
-        gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1,
-            NULL);
+        gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
         desc = g_strdup_printf ("appsrc name=src format=time ! cudanlmeans "
             "backend=%s %s ! appsink name=sink sync=false", cvtest_backend (),
             settings[k]);
