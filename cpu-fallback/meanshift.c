@@ -12,8 +12,66 @@
 #include "cvop-internal.h"
 #include "cvcpu.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The segmentation runs over the ROI's pixels several times on one thread
+ * (about a second per pass at 8K on a loaded machine): every pass polls
+ * the cancel flag at least every POLL_PIXELS pixels (or every row), well
+ * under a millisecond of work. */
+#define POLL_PIXELS ((size_t) 1 << 16)
+
+/* The workspaces of a cancelled frame, freed by a detached thread of their
+ * own: giving ~1.9 GB of touched pages back to the system (an 8K segment
+ * frame) takes 0.2 s, and more than 0.5 s on a loaded machine, which the
+ * thread that stops the element need not wait for. */
+#define MAX_LATER 4
+
+typedef struct
+{
+  void *p[MAX_LATER];
+} FreeLater;
+
+static void *
+free_later_thread (void *data)
+{
+  FreeLater *f = data;
+  int i;
+
+  for (i = 0; i < MAX_LATER; i++)
+    free (f->p[i]);
+  free (f);
+  return NULL;
+}
+
+/* free a, b, c, d (any may be NULL) now or, after a cancellation, in the
+ * background (now when no thread can be made) */
+static void
+free_workspaces (int cancelled, void *a, void *b, void *c, void *d)
+{
+  FreeLater *f = cancelled ? malloc (sizeof (FreeLater)) : NULL;
+  pthread_attr_t attr;
+  pthread_t t;
+  int started = 0;
+
+  if (f && pthread_attr_init (&attr) == 0) {
+    f->p[0] = a;
+    f->p[1] = b;
+    f->p[2] = c;
+    f->p[3] = d;
+    started = pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED)
+        == 0 && pthread_create (&t, &attr, free_later_thread, f) == 0;
+    pthread_attr_destroy (&attr);
+  }
+  if (started)
+    return;
+  free (f);
+  free (a);
+  free (b);
+  free (c);
+  free (d);
+}
 
 /* root of i with path halving */
 static uint32_t
@@ -38,36 +96,72 @@ uf_union (uint32_t * L, uint32_t a, uint32_t b)
     L[a] = b;
 }
 
-static void
-uf_compress (uint32_t * L, size_t n)
+/* end of the block of at most POLL_PIXELS elements that starts at i */
+static size_t
+poll_block_end (size_t i, size_t n)
 {
-  size_t i;
-
-  /* raster order: L[L[i]] is already a root when L[i] < i */
-  for (i = 0; i < n; i++)
-    L[i] = L[L[i]];
+  return n - i > POLL_PIXELS ? i + POLL_PIXELS : n;
 }
 
-/* per-segment pixel counts and filtered-colour sums, at the root */
-static void
-segment_stats (const uint32_t * filt, const uint32_t * L, size_t n,
-    uint32_t * cnt, unsigned long long *sum)
+/* FALSE when cancelled (L then only partly compressed) */
+static int
+uf_compress (uint32_t * L, size_t n, const CvExec * exec)
 {
-  size_t i;
+  size_t i, end;
 
-  memset (cnt, 0, n * sizeof (uint32_t));
-  memset (sum, 0, 3 * n * sizeof (unsigned long long));
-  for (i = 0; i < n; i++) {
-    uint32_t v = filt[i], r;
-
-    if (!CV_MS_IN (v))
-      continue;
-    r = L[i];
-    cnt[r]++;
-    sum[3 * (size_t) r] += CV_MS_R (v);
-    sum[3 * (size_t) r + 1] += CV_MS_G (v);
-    sum[3 * (size_t) r + 2] += CV_MS_B (v);
+  /* raster order: L[L[i]] is already a root when L[i] < i */
+  for (i = 0; i < n; i = end) {
+    if (cv_exec_cancelled (exec))
+      return 0;
+    for (end = poll_block_end (i, n); i < end; i++)
+      L[i] = L[L[i]];
   }
+  return 1;
+}
+
+/* memset (p, 0, bytes) in blocks; FALSE when cancelled (the first touch
+ * of a large workspace is slow: page faults) */
+static int
+zero_polled (void *p, size_t bytes, const CvExec * exec)
+{
+  const size_t block = POLL_PIXELS * sizeof (unsigned long long);
+  size_t off;
+
+  for (off = 0; off < bytes; off += block) {
+    if (cv_exec_cancelled (exec))
+      return 0;
+    memset ((uint8_t *) p + off, 0, bytes - off > block ? block : bytes - off);
+  }
+  return 1;
+}
+
+/* per-segment pixel counts and filtered-colour sums, at the root; FALSE
+ * when cancelled */
+static int
+segment_stats (const uint32_t * filt, const uint32_t * L, size_t n,
+    uint32_t * cnt, unsigned long long *sum, const CvExec * exec)
+{
+  size_t i, end;
+
+  if (!zero_polled (cnt, n * sizeof (uint32_t), exec)
+      || !zero_polled (sum, 3 * n * sizeof (unsigned long long), exec))
+    return 0;
+  for (i = 0; i < n; i = end) {
+    if (cv_exec_cancelled (exec))
+      return 0;
+    for (end = poll_block_end (i, n); i < end; i++) {
+      uint32_t v = filt[i], r;
+
+      if (!CV_MS_IN (v))
+        continue;
+      r = L[i];
+      cnt[r]++;
+      sum[3 * (size_t) r] += CV_MS_R (v);
+      sum[3 * (size_t) r + 1] += CV_MS_G (v);
+      sum[3 * (size_t) r + 2] += CV_MS_B (v);
+    }
+  }
+  return 1;
 }
 
 static void
@@ -82,10 +176,14 @@ write_pixel (uint8_t * px, CvLumaLayout l, uint32_t v)
   }
 }
 
+/* Segments of the filtered ROI, painted into dst with their labels in
+ * seg. Polls exec's cancel flag in every pass (joining, each merging
+ * round, the statistics, the labels and painting): CV_ERROR_CANCELLED,
+ * dst and the labels then incomplete. */
 static int
 segment (const CvMsCore * k, const CvMeanShiftParams * p, int frame_width,
     const uint32_t * filt, const CvMsPos * pos, CvPlane * dst,
-    CvLumaLayout l, CvMeanShiftSegments * seg)
+    CvLumaLayout l, CvMeanShiftSegments * seg, const CvExec * exec)
 {
   const int rw = k->rw, rh = k->rh;
   const size_t n = (size_t) rw * rh;
@@ -94,22 +192,25 @@ segment (const CvMsCore * k, const CvMeanShiftParams * p, int frame_width,
   unsigned long long *sum = malloc (3 * n * sizeof (unsigned long long));
   unsigned long long *best = malloc (n * sizeof (unsigned long long));
   const uint32_t minsize = (uint32_t) p->min_segment_size;
-  size_t i;
-  int x, y, round;
+  size_t i, end;
+  int x, y, round, ret = CV_ERROR_CANCELLED;
   uint32_t nseg = 0;
 
   if (!L || !cnt || !sum || !best) {
-    free (L);
-    free (cnt);
-    free (sum);
-    free (best);
+    free_workspaces (0, L, cnt, sum, best);
     return CV_ERROR_NO_MEMORY;
   }
-  for (i = 0; i < n; i++)
-    L[i] = (uint32_t) i;
+  for (i = 0; i < n; i = end) {
+    if (cv_exec_cancelled (exec))
+      goto out;
+    for (end = poll_block_end (i, n); i < end; i++)
+      L[i] = (uint32_t) i;
+  }
 
   /* 1. join 4-neighbours with close attractors */
-  for (y = 0; y < rh; y++)
+  for (y = 0; y < rh; y++) {
+    if (cv_exec_cancelled (exec))
+      goto out;
     for (x = 0; x < rw; x++) {
       size_t a = (size_t) y * rw + x;
 
@@ -122,16 +223,25 @@ segment (const CvMsCore * k, const CvMeanShiftParams * p, int frame_width,
           && cv_ms_joined (k, pos[a], filt[a], pos[a + rw], filt[a + rw]))
         uf_union (L, (uint32_t) a, (uint32_t) (a + rw));
     }
-  uf_compress (L, n);
+  }
+  if (!uf_compress (L, n, exec))
+    goto out;
 
   /* 2. rounds of small-segment merging */
   for (round = 0; minsize > 1 && round < CV_MEANSHIFT_MERGE_ROUNDS; round++) {
     int changed = 0;
 
-    segment_stats (filt, L, n, cnt, sum);
-    for (i = 0; i < n; i++)
-      best[i] = ~0ull;
-    for (y = 0; y < rh; y++)
+    if (!segment_stats (filt, L, n, cnt, sum, exec))
+      goto out;
+    for (i = 0; i < n; i = end) {
+      if (cv_exec_cancelled (exec))
+        goto out;
+      for (end = poll_block_end (i, n); i < end; i++)
+        best[i] = ~0ull;
+    }
+    for (y = 0; y < rh; y++) {
+      if (cv_exec_cancelled (exec))
+        goto out;
       for (x = 0; x < rw; x++) {
         size_t a = (size_t) y * rw + x;
         uint32_t la = L[a];
@@ -158,23 +268,32 @@ segment (const CvMsCore * k, const CvMeanShiftParams * p, int frame_width,
             best[la] = key;
         }
       }
-    for (i = 0; i < n; i++)
-      /* the roots at the start of the round: the only indices with cnt > 0
-       * (L changes inside this loop) */
-      if (cnt[i] > 0 && cnt[i] < minsize && best[i] != ~0ull) {
-        uf_union (L, (uint32_t) i, (uint32_t) (best[i] & 0xFFFFFFFFu));
-        changed = 1;
-      }
+    }
+    for (i = 0; i < n; i = end) {
+      if (cv_exec_cancelled (exec))
+        goto out;
+      for (end = poll_block_end (i, n); i < end; i++)
+        /* the roots at the start of the round: the only indices with
+         * cnt > 0 (L changes inside this loop) */
+        if (cnt[i] > 0 && cnt[i] < minsize && best[i] != ~0ull) {
+          uf_union (L, (uint32_t) i, (uint32_t) (best[i] & 0xFFFFFFFFu));
+          changed = 1;
+        }
+    }
     if (!changed)
       break;
-    uf_compress (L, n);
+    if (!uf_compress (L, n, exec))
+      goto out;
   }
 
   /* 3. paint with the mean filtered colour, labels in frame indices */
-  segment_stats (filt, L, n, cnt, sum);
+  if (!segment_stats (filt, L, n, cnt, sum, exec))
+    goto out;
   for (y = 0; y < dst->height; y++) {
     uint32_t *lab = seg->labels + (size_t) y * frame_width;
 
+    if (cv_exec_cancelled (exec))
+      goto out;
     for (x = 0; x < frame_width; x++)
       lab[x] = CV_MEANSHIFT_NO_LABEL;
   }
@@ -183,6 +302,8 @@ segment (const CvMsCore * k, const CvMeanShiftParams * p, int frame_width,
     uint32_t *lab = seg->labels + (size_t) (p->roi_y + y) * frame_width +
         p->roi_x;
 
+    if (cv_exec_cancelled (exec))
+      goto out;
     for (x = 0; x < rw; x++) {
       size_t a = (size_t) y * rw + x;
       uint32_t r = L[a];
@@ -198,11 +319,10 @@ segment (const CvMsCore * k, const CvMeanShiftParams * p, int frame_width,
     }
   }
   seg->n_segments = nseg;
-  free (L);
-  free (cnt);
-  free (sum);
-  free (best);
-  return CV_OK;
+  ret = CV_OK;
+out:
+  free_workspaces (ret == CV_ERROR_CANCELLED, L, cnt, sum, best);
+  return ret;
 }
 
 /* x86-64: an AVX2 clone of the row loop as well (the window loops
@@ -261,9 +381,12 @@ cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   segment_mode = p->mode == CV_MEANSHIFT_SEGMENT;
 
   /* pixels outside the ROI and bytes other than R, G, B: the input */
-  for (y = 0; y < src->height; y++)
+  for (y = 0; y < src->height; y++) {
+    if (cv_exec_cancelled (exec))
+      return CV_ERROR_CANCELLED;
     memmove (dst->data + (size_t) y * dst->stride,
         src->data + (size_t) y * src->stride, (size_t) src->width * layout.bpp);
+  }
   if (rw == 0 || rh == 0) {
     if (segment_mode) {
       size_t i, total = (size_t) src->width * src->height;
@@ -292,6 +415,8 @@ cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const uint8_t *row = src->data + (size_t) (p->roi_y + y) * src->stride;
     int x;
 
+    if (cv_exec_cancelled (exec))
+      continue;                 /* no break out of an OpenMP loop */
     for (x = 0; x < rw; x++) {
       const uint8_t *px = row + (size_t) (p->roi_x + x) * layout.bpp;
       int r, g, b, in;
@@ -325,7 +450,7 @@ cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   if (cv_exec_cancelled (exec)) {
     ret = CV_ERROR_CANCELLED;
   } else if (segment_mode) {
-    ret = segment (&k, p, src->width, filt, pos, dst, layout, seg);
+    ret = segment (&k, p, src->width, filt, pos, dst, layout, seg, exec);
   } else {
     ret = CV_OK;
 #pragma omp parallel for schedule(static) num_threads (CV_OMP_THREADS (exec))
@@ -333,16 +458,18 @@ cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
       uint8_t *row = dst->data + (size_t) (p->roi_y + y) * dst->stride;
       int x;
 
+      if (cv_exec_cancelled (exec))
+        continue;
       for (x = 0; x < rw; x++) {
         uint32_t v = filt[(size_t) y * rw + x];
         if (CV_MS_IN (v))
           write_pixel (row + (size_t) (p->roi_x + x) * layout.bpp, layout, v);
       }
     }
+    if (cv_exec_cancelled (exec))
+      ret = CV_ERROR_CANCELLED;
   }
-  free (img);
-  free (filt);
-  free (pos);
+  free_workspaces (ret == CV_ERROR_CANCELLED, img, filt, pos, NULL);
   return ret;
 }
 

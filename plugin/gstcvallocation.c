@@ -181,3 +181,52 @@ gst_cv_allocation_decide (GstCudaVisionBase * self, GstQuery * query)
   gst_object_unref (pool);
   return TRUE;
 }
+
+gboolean
+gst_cv_allocation_meta_mappable (GstBuffer * buf, const GstVideoInfo * info,
+    gchar ** why)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  GstVideoFormat format = GST_VIDEO_INFO_FORMAT (info);
+  guint n_planes = GST_VIDEO_INFO_N_PLANES (info);
+
+  if (!meta)
+    return TRUE;
+  if (meta->format != format || meta->width < (guint) info->width
+      || meta->height < (guint) info->height) {
+    *why = g_strdup_printf ("its video meta describes a %s %ux%u frame, the "
+        "caps a %s %dx%d one", meta->format == GST_VIDEO_FORMAT_UNKNOWN ?
+        "unknown" : gst_video_format_to_string (meta->format), meta->width,
+        meta->height, gst_video_format_to_string (format), info->width,
+        info->height);
+    return FALSE;
+  }
+  if (meta->n_planes != n_planes) {
+    *why = g_strdup_printf ("its video meta has %u plane%s, the caps' %s "
+        "format %u: the video meta's plane count differs from the caps",
+        meta->n_planes, meta->n_planes == 1 ? "" : "s",
+        gst_video_format_to_string (format), n_planes);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+GstFlowReturn
+gst_cv_allocation_check_metas (GstCudaVisionBase * self, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+  gchar *why = NULL;
+  gboolean in_ok = gst_cv_allocation_meta_mappable (inbuf, &priv->in_info,
+      &why);
+
+  if (in_ok && (!outbuf || gst_cv_allocation_meta_mappable (outbuf,
+              &priv->out_info, &why)))
+    return GST_FLOW_OK;
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("The %s buffer does not match "
+          "the negotiated caps: %s", in_ok ? "output" : "input", why),
+      ("buffer %" GST_PTR_FORMAT " refused before mapping", in_ok ? outbuf :
+          inbuf));
+  g_free (why);
+  return GST_FLOW_ERROR;
+}

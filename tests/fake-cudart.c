@@ -51,6 +51,23 @@ fake_cudart_outstanding (void)
   return n;
 }
 
+gsize
+fake_cudart_outstanding_bytes (void)
+{
+  GHashTableIter it;
+  gpointer v;
+  gsize bytes = 0;
+
+  g_mutex_lock (&lock);
+  if (blocks) {
+    g_hash_table_iter_init (&it, blocks);
+    while (g_hash_table_iter_next (&it, NULL, &v))
+      bytes += ((Block *) v)->size;
+  }
+  g_mutex_unlock (&lock);
+  return bytes;
+}
+
 gboolean
 fake_cudart_block (const void *p, const guint8 ** start, gsize * size)
 {

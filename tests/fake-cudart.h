@@ -15,6 +15,10 @@ void fake_cudart_set_misalign (gsize bytes);
 /* Blocks allocated and not freed. */
 guint fake_cudart_outstanding (void);
 
+/* Bytes of the blocks allocated and not freed (as asked of
+ * cudaHostAlloc). */
+gsize fake_cudart_outstanding_bytes (void);
+
 /* The block holding address p (its end counts as inside): TRUE with its
  * start and size. */
 gboolean fake_cudart_block (const void *p, const guint8 ** start,

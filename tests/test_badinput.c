@@ -165,6 +165,144 @@ GST_START_TEST (test_meta_strides_beyond_memory)
 
 GST_END_TEST;
 
+/* ---- video metas that gst_video_frame_map() would assert on ---- */
+
+/* CRITICALs and WARNINGs of GStreamer's video library (domain
+ * "GStreamer-Video", which gst-check leaves to GLib's default handler):
+ * counted, as an application run with G_DEBUG=fatal-criticals would
+ * abort on the first. */
+static gint video_criticals;
+
+static void
+count_video_critical (const gchar * domain, GLogLevelFlags level,
+    const gchar * message, gpointer user_data)
+{
+  g_atomic_int_inc (&video_criticals);
+  g_printerr ("%s: %s\n", domain, message);
+}
+
+/* A buffer of a frame of caps_info whose GstVideoMeta says format,
+ * width x height and n_planes planes (the caps' offsets and strides). */
+static GstBuffer *
+buffer_with_odd_meta (const GstVideoInfo * caps_info, GstVideoFormat format,
+    guint width, guint height, guint n_planes)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL,
+      GST_VIDEO_INFO_SIZE (caps_info), NULL);
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint stride[GST_VIDEO_MAX_PLANES] = { 0 };
+  GstVideoMeta *meta;
+  guint p;
+
+  gst_buffer_memset (buf, 0, 100, GST_VIDEO_INFO_SIZE (caps_info));
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (caps_info); p++) {
+    offset[p] = GST_VIDEO_INFO_PLANE_OFFSET (caps_info, p);
+    stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (caps_info, p);
+  }
+  meta = gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      format, width, height, GST_VIDEO_INFO_N_PLANES (caps_info), offset,
+      stride);
+  meta->n_planes = n_planes;
+  for (p = n_planes; p < GST_VIDEO_MAX_PLANES; p++) {
+    meta->offset[p] = 0;
+    meta->stride[p] = 0;
+  }
+  return buf;
+}
+
+/* whether the element's sink pad takes format */
+static gboolean
+sink_takes (GstElement * e, GstVideoFormat format)
+{
+  GstPad *pad = gst_element_get_static_pad (e, "sink");
+  GstCaps *templ = gst_pad_get_pad_template_caps (pad);
+  GstCaps *caps = cvtest_caps (format, 17, 13);
+  gboolean takes = gst_caps_can_intersect (templ, caps);
+
+  gst_caps_unref (caps);
+  gst_caps_unref (templ);
+  gst_object_unref (pad);
+  return takes;
+}
+
+/* Issue #28: an I420 17x13 buffer (appsrc) whose video meta has 1 or 0
+ * planes made gst_video_frame_map() assert ("GStreamer-Video-CRITICAL:
+ * ... 'info->finfo->n_planes == meta->n_planes' failed") before the
+ * element's error; so do metas of another format or smaller than the
+ * caps. Every element (I420 17x13 caps, RGBA for those without I420)
+ * refuses them first: no CRITICAL, one STREAM/FAILED error saying what
+ * differs, no frame out. */
+GST_START_TEST (test_meta_planes_differ_from_caps)
+{
+  /* for I420 caps, and for RGBA caps */
+  static const struct
+  {
+    GstVideoFormat format[2];
+    guint width, height, n_planes[2];
+    const gchar *says[2];
+  } bad[] = {
+    {{GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA}, 17, 13, {1, 2},
+        {"its video meta has 1 plane, the caps' I420 format 3: the video "
+              "meta's plane count differs from the caps",
+            "its video meta has 2 planes, the caps' RGBA format 1: the "
+              "video meta's plane count differs from the caps"}},
+    {{GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA}, 17, 13, {0, 0},
+        {"its video meta has 0 planes, the caps' I420 format 3: the video "
+              "meta's plane count differs from the caps",
+            "its video meta has 0 planes, the caps' RGBA format 1: the "
+              "video meta's plane count differs from the caps"}},
+    {{GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_BGRA}, 17, 13, {3, 1},
+        {"its video meta describes a YV12 17x13 frame, the caps a I420 "
+              "17x13 one", "its video meta describes a BGRA 17x13 frame, "
+              "the caps a RGBA 17x13 one"}},
+    {{GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA}, 16, 13, {3, 1},
+        {"its video meta describes a I420 16x13 frame, the caps a I420 "
+              "17x13 one", "its video meta describes a RGBA 16x13 frame, "
+              "the caps a RGBA 17x13 one"}},
+    {{GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA}, 17, 12, {3, 1},
+        {"its video meta describes a I420 17x12 frame, the caps a I420 "
+              "17x13 one", "its video meta describes a RGBA 17x12 frame, "
+              "the caps a RGBA 17x13 one"}},
+  };
+  guint handler = g_log_set_handler ("GStreamer-Video", G_LOG_LEVEL_CRITICAL
+      | G_LOG_LEVEL_WARNING, count_video_critical, NULL);
+  guint e, b, n_i420 = 0;
+
+  for (e = 0; e < G_N_ELEMENTS (elements); e++)
+    for (b = 0; b < G_N_ELEMENTS (bad); b++) {
+      GstElement *probe = gst_element_factory_make (elements[e], NULL);
+      guint f = sink_takes (probe, GST_VIDEO_FORMAT_I420) ? 0 : 1;
+      GstVideoFormat caps_format = f == 0 ? GST_VIDEO_FORMAT_I420 :
+          GST_VIDEO_FORMAT_RGBA;
+      GstVideoInfo info;
+      GstBus *bus;
+      GstHarness *h;
+
+      gst_object_unref (probe);
+      n_i420 += f == 0;
+      h = harness_with_bus (elements[e], caps_format, 17, 13, &bus);
+      gst_video_info_set_format (&info, caps_format, 17, 13);
+      g_atomic_int_set (&video_criticals, 0);
+      fail_unless_equals_int (gst_harness_push (h, buffer_with_odd_meta
+              (&info, bad[b].format[f], bad[b].width, bad[b].height,
+                  bad[b].n_planes[f])), GST_FLOW_ERROR);
+      fail_unless (g_atomic_int_get (&video_criticals) == 0,
+          "%s: %d GStreamer-Video criticals/warnings for \"%s\"",
+          elements[e], g_atomic_int_get (&video_criticals), bad[b].says[f]);
+      expect_one_error (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+          bad[b].says[f], elements[e]);
+      fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+      gst_element_set_bus (h->element, NULL);
+      gst_object_unref (bus);
+      gst_harness_teardown (h);
+    }
+  /* the issue's I420 case was run (by every element but cudameanshift) */
+  fail_unless (n_i420 >= G_N_ELEMENTS (bad));
+  g_log_remove_handler ("GStreamer-Video", handler);
+}
+
+GST_END_TEST;
+
 /* Interlaced caps are refused with a message saying so. */
 GST_START_TEST (test_interlaced_refused)
 {
@@ -276,6 +414,187 @@ GST_START_TEST (test_cancel_meanshift_large_radius)
   fail_unless (seconds_since (t0) < 3.0, "stopping took %.1f s",
       seconds_since (t0));
   gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* ---- cudameanshift segmentation of an 8K frame on the CPU ---- */
+
+/* When the frame entered and left the element (monotonic us, 0: not yet);
+ * stamped by pad probes, read by the test thread. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gint64 in, out;
+} FrameStamps;
+
+static GstPadProbeReturn
+stamp_in (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  FrameStamps *t = user_data;
+
+  g_mutex_lock (&t->lock);
+  if (!t->in)
+    t->in = g_get_monotonic_time ();
+  g_cond_broadcast (&t->cond);
+  g_mutex_unlock (&t->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+stamp_out (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  FrameStamps *t = user_data;
+
+  g_mutex_lock (&t->lock);
+  if (!t->out)
+    t->out = g_get_monotonic_time ();
+  g_mutex_unlock (&t->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+/* An 8K (7680x4320) RGBx snow frame into cudameanshift backend=cpu in
+ * `mode`, with the cheapest filtering (spatial-radius=1 max-iterations=1):
+ * in segment mode the filtering is the short part of the frame and the
+ * segmentation (joining, 8 rounds of small-segment merging over 33
+ * million pixels, the painting and labels) the long one. The pipeline is
+ * PLAYING, t is stamped. */
+static GstElement *
+start_8k_meanshift (const gchar * mode, FrameStamps * t)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc pattern=snow ! "
+      "video/x-raw,format=RGBx,width=7680,height=4320,framerate=1/1 ! "
+      "cudameanshift name=ms backend=cpu pipeline-depth=1 mode=%s "
+      "spatial-radius=1 max-iterations=1 min-segment-size=100 ! "
+      "fakesink sync=false", mode);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  GstElement *ms = gst_bin_get_by_name (GST_BIN (pipe), "ms");
+  GstPad *sink = gst_element_get_static_pad (ms, "sink");
+  GstPad *src = gst_element_get_static_pad (ms, "src");
+
+  fail_unless (pipe != NULL, "%s", desc);
+  g_free (desc);
+  memset (t, 0, sizeof (*t));
+  g_mutex_init (&t->lock);
+  g_cond_init (&t->cond);
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, stamp_in, t, NULL);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, stamp_out, t, NULL);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (ms);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  return pipe;
+}
+
+/* waits (60 s at most) for the first frame to enter the element */
+static gint64
+frame_entered (FrameStamps * t)
+{
+  gint64 end = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND, in;
+
+  g_mutex_lock (&t->lock);
+  while (!t->in && g_cond_wait_until (&t->cond, &t->lock, end));
+  in = t->in;
+  g_mutex_unlock (&t->lock);
+  fail_unless (in != 0, "no 8K frame reached cudameanshift within 60 s");
+  return in;
+}
+
+static void
+stop_8k_meanshift (GstElement * pipe, FrameStamps * t)
+{
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  g_mutex_clear (&t->lock);
+  g_cond_clear (&t->cond);
+}
+
+/* How long this machine filters the 8K frame now (mode=filter, one frame
+ * in and out): the filtering part of a segment-mode frame. */
+static gdouble
+filter_seconds_8k (void)
+{
+  FrameStamps t;
+  GstElement *pipe = start_8k_meanshift ("filter", &t);
+  gint64 in = frame_entered (&t), out;
+  gdouble s;
+
+  do {
+    g_usleep (20 * 1000);
+    g_mutex_lock (&t.lock);
+    out = t.out;
+    g_mutex_unlock (&t.lock);
+  } while (!out && seconds_since (in) < 120);
+  fail_unless (out != 0, "the 8K filter frame took more than 120 s");
+  s = (out - in) / 1e6;
+  stop_8k_meanshift (pipe, &t);
+  return s;
+}
+
+/* The most a state change or a flushing seek may take while the CPU
+ * computes a frame: 0.5 s is the aim (the flag is polled at least every
+ * 65536 pixels of every phase, well under a millisecond of work, and a
+ * cancelled frame's workspaces are freed in the background; measured 0.02
+ * to 0.3 s on two cores at a load of 7); the test allows 1 s for a loaded
+ * two-core CI machine, and 2 s in the AddressSanitizer build: there the
+ * thread that frees next drains ASan's quarantine, i.e. the stopping
+ * thread unmaps the frame's workspaces after all (NULL 0.79 to 1.14 s,
+ * READY 0.94 s, the seek 0.016 s, at a load of 9 on two cores). Before the
+ * fix: 10 to 16 s. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CANCEL_LIMIT_S 2.0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CANCEL_LIMIT_S 2.0
+#endif
+#endif
+#ifndef CANCEL_LIMIT_S
+#define CANCEL_LIMIT_S 1.0
+#endif
+
+/* cudameanshift mode=segment on an 8K frame (issue #28: 15.7 s, 9.0 s
+ * and 5.4 s to NULL): NULL, READY and a flushing seek, each while a frame
+ * is being segmented (its filtering, measured first in filter mode, is
+ * over), come back within CANCEL_LIMIT_S. */
+GST_START_TEST (test_cancel_meanshift_segment_8k)
+{
+  const gchar *what[] = { "NULL", "READY", "a flushing seek" };
+  gdouble filter_s = filter_seconds_8k (), wait_s;
+  guint i;
+
+  /* past the filtering: the segmentation takes several times longer */
+  wait_s = 1.5 * filter_s + 0.5;
+  GST_INFO ("8K filtering: %.2f s; state changes %.2f s into the frame",
+      filter_s, wait_s);
+  for (i = 0; i < G_N_ELEMENTS (what); i++) {
+    FrameStamps t;
+    GstElement *pipe = start_8k_meanshift ("segment", &t);
+    gint64 in = frame_entered (&t), t0, out;
+    gdouble took;
+
+    g_usleep ((gulong) ((wait_s - seconds_since (in)) * 1e6));
+    g_mutex_lock (&t.lock);
+    out = t.out;
+    g_mutex_unlock (&t.lock);
+    fail_unless (out == 0, "the 8K segment frame was done in %.2f s, before "
+        "%s at %.2f s", (out - in) / 1e6, what[i], wait_s);
+    t0 = g_get_monotonic_time ();
+    if (i < 2) {
+      fail_unless_equals_int (gst_element_set_state (pipe, i == 0 ?
+              GST_STATE_NULL : GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
+    } else {
+      fail_unless (gst_element_seek_simple (pipe, GST_FORMAT_TIME,
+              GST_SEEK_FLAG_FLUSH, 0));
+    }
+    took = seconds_since (t0);
+    g_print ("8K segment frame, %s %.2f s into it: %.3f s (filtering "
+        "%.2f s)\n", what[i], seconds_since (in) - took, took, filter_s);
+    fail_unless (took < CANCEL_LIMIT_S, "%s took %.2f s, %.2f s into an 8K "
+        "segment frame", what[i], took, seconds_since (in) - took);
+    stop_8k_meanshift (pipe, &t);
+  }
 }
 
 GST_END_TEST;
@@ -523,9 +842,11 @@ badinput_suite (void)
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_meta_larger_than_caps);
   tcase_add_test (tc, test_meta_strides_beyond_memory);
+  tcase_add_test (tc, test_meta_planes_differ_from_caps);
   tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_cancel_nlmeans_whole_frame);
   tcase_add_test (tc, test_cancel_meanshift_large_radius);
+  tcase_add_test (tc, test_cancel_meanshift_segment_8k);
   tcase_add_test (tc, test_rejections_posted);
   tcase_add_test (tc, test_convolve_filters_race);
   tcase_add_test (tc, test_template_fifo);

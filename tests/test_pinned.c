@@ -594,6 +594,66 @@ GST_START_TEST (test_cache_block_out_at_clear)
 
 GST_END_TEST;
 
+/* Issue #28: pinned memory must come back when the elements are gone.
+ * 100 users (element instances: gst_cv_pinned_cache_use at instance init,
+ * _unuse at finalize, as the base class does), each with the staging of
+ * its slots (SLOT_BLOCKS blocks of one of several frame layouts, taken at
+ * its first frame, given back when it stops), up to 4 alive at once and
+ * overlapping; after every 25th the last one goes: then no pinned byte is
+ * in use (idle bytes, classes, and under the stand-in cudart the blocks
+ * and bytes allocated and not freed), and while users live the idle
+ * blocks stay within the bound. */
+GST_START_TEST (test_cache_hundred_users)
+{
+  /* planes of 1080p NV12, 720p RGBA, 4K GRAY8, 640x480 I420 */
+  static const gsize layouts[][2] = {
+    {1920 * 1080, 1920 * 540}, {1280 * 720 * 4, 1280 * 720 * 4},
+    {3840 * 2160, 3840 * 2160}, {640 * 480, 320 * 240},
+  };
+  GstCvStagingBlock b[4][SLOT_BLOCKS];
+  gboolean alive[4] = { FALSE };
+  const gsize limit = (gsize) 64 << 20;
+  guint user, k, gone = 0;
+  gsize idle;
+
+  gst_cv_pinned_cache_set_limit (limit);
+  for (user = 0; user < 100; user++) {
+    guint slot = user % 4;
+
+    /* the user 4 before this one goes (stop, then finalize) */
+    if (alive[slot]) {
+      give_slots (b[slot]);
+      gst_cv_pinned_cache_unuse ();
+      alive[slot] = FALSE;
+      gone++;
+    }
+    gst_cv_pinned_cache_use ();
+    alive[slot] = TRUE;
+    take_slots (b[slot], layouts[user % G_N_ELEMENTS (layouts)], 2);
+    gst_cv_pinned_cache_stats (NULL, &idle, NULL);
+    fail_unless (idle <= limit, "%" G_GSIZE_FORMAT " bytes idle", idle);
+    if (user % 25 == 24) {
+      /* every user goes: nothing pinned is left */
+      for (k = 0; k < 4; k++)
+        if (alive[k]) {
+          give_slots (b[k]);
+          gst_cv_pinned_cache_unuse ();
+          alive[k] = FALSE;
+          gone++;
+        }
+      check_cache_empty ();
+#ifdef CVTEST_FAKE_CUDART
+      fail_unless_equals_uint64 (fake_cudart_outstanding_bytes (), 0);
+#endif
+    }
+  }
+  fail_unless_equals_int (gone, 100);
+  gst_cv_pinned_cache_set_limit ((gsize) 256 << 20);
+  check_cache_empty ();
+}
+
+GST_END_TEST;
+
 #define N_THREADS 8
 #define ITERATIONS 300
 
@@ -673,6 +733,7 @@ pinned_suite (void)
   tcase_add_test (tc, test_cache_reuse);
   tcase_add_test (tc, test_cache_limit);
   tcase_add_test (tc, test_cache_block_out_at_clear);
+  tcase_add_test (tc, test_cache_hundred_users);
   tcase_add_test (tc, test_cache_threads);
   return s;
 }
