@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "gstcudavisionbase-private.h"
+#include "gstcvallocation.h"
 #include "gstcvcudacontext.h"
 #include "gstcvtrace.h"
 
@@ -413,6 +414,11 @@ map_frames (GstCvScheduler * sc, GstCvSlot * s)
       gst_cv_cuda_context_owns_buffer (priv->ctx, s->inbuf);
   s->out_device = priv->out_cuda_mem && !priv->output_is_input &&
       gst_cv_cuda_context_owns_buffer (priv->ctx, s->outbuf);
+  /* video metas gst_video_frame_map () would assert on (a CRITICAL):
+   * refused with an error first */
+  if (gst_cv_allocation_check_metas (self, s->inbuf, priv->output_is_input ?
+          NULL : s->outbuf) != GST_FLOW_OK)
+    return GST_FLOW_ERROR;
   s->in_mapped = gst_video_frame_map (&s->in_frame, &priv->in_info,
       s->inbuf, GST_MAP_READ | (s->in_device ? cuda : 0));
   s->out_mapped = s->in_mapped && !priv->output_is_input &&

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gstcvtemplate.h"
+#include "gstcvallocation.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cv_template_debug);
 #define GST_CAT_DEFAULT gst_cv_template_debug
@@ -180,6 +181,18 @@ gst_cv_template_new_from_sample (GstSample * sample, gchar ** error)
     *error = g_strdup_printf ("the sample's caps (%s) are not raw video", s);
     g_free (s);
     return NULL;
+  }
+  /* a video meta that gst_video_frame_map () would assert on (a
+   * CRITICAL): refused first */
+  {
+    gchar *why = NULL;
+
+    if (!gst_cv_allocation_meta_mappable (buf, &info, &why)) {
+      *error = g_strdup_printf ("the sample's buffer does not match its "
+          "caps: %s", why);
+      g_free (why);
+      return NULL;
+    }
   }
   /* a whole frame of the caps (or of its video meta) */
   if (!gst_video_frame_map (&f, &info, buf, GST_MAP_READ)) {

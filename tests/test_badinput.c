@@ -210,6 +210,50 @@ buffer_with_odd_meta (const GstVideoInfo * caps_info, GstVideoFormat format,
   return buf;
 }
 
+/* The same for cudatemplatematch's template-sample: a sample whose
+ * buffer's video meta has another plane count than its caps is refused
+ * (a warning on the bus saying so) without a CRITICAL. */
+GST_START_TEST (test_template_sample_meta_planes_differ)
+{
+  guint handler = g_log_set_handler ("GStreamer-Video", G_LOG_LEVEL_CRITICAL
+      | G_LOG_LEVEL_WARNING, count_video_critical, NULL);
+  GstElement *e = gst_element_factory_make ("cudatemplatematch", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstVideoInfo info;
+  GstBuffer *buf;
+  GstCaps *caps;
+  GstSample *sample;
+  GstMessage *m;
+  GError *err = NULL;
+
+  gst_element_set_bus (e, bus);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 4, 4);
+  buf = buffer_with_odd_meta (&info, GST_VIDEO_FORMAT_GRAY8, 4, 4, 2);
+  caps = gst_video_info_to_caps (&info);
+  sample = gst_sample_new (buf, caps, NULL, NULL);
+  g_atomic_int_set (&video_criticals, 0);
+  g_object_set (e, "template-sample", sample, NULL);
+  fail_unless (g_atomic_int_get (&video_criticals) == 0,
+      "%d GStreamer-Video criticals/warnings", g_atomic_int_get
+      (&video_criticals));
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (m != NULL, "no warning for the template-sample");
+  gst_message_parse_warning (m, &err, NULL);
+  fail_unless (strstr (err->message, "the sample's buffer does not match its "
+          "caps: its video meta has 2 planes") != NULL, "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (m);
+  gst_sample_unref (sample);
+  gst_caps_unref (caps);
+  gst_buffer_unref (buf);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+  g_log_remove_handler ("GStreamer-Video", handler);
+}
+
+GST_END_TEST;
+
 /* whether the element's sink pad takes format */
 static gboolean
 sink_takes (GstElement * e, GstVideoFormat format)
@@ -843,6 +887,7 @@ badinput_suite (void)
   tcase_add_test (tc, test_meta_larger_than_caps);
   tcase_add_test (tc, test_meta_strides_beyond_memory);
   tcase_add_test (tc, test_meta_planes_differ_from_caps);
+  tcase_add_test (tc, test_template_sample_meta_planes_differ);
   tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_cancel_nlmeans_whole_frame);
   tcase_add_test (tc, test_cancel_meanshift_large_radius);
