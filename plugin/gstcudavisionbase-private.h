@@ -129,10 +129,6 @@ struct _GstCvBackend
    * (posted). */
     gboolean (*wait) (GstCudaVisionBase * self, GstCvSlot * s,
       gdouble ms[3]);
-  /* Asynchronous backends: wait until slot s's frame is complete, as
-   * s->wait_mode says, without reporting or completing anything (the
-   * output thread, before it takes the frame; optional). */
-  void (*ready_wait) (GstCudaVisionBase * self, GstCvSlot * s);
   /* Wait without reporting (frames dropped on flush). */
   void (*sync) (GstCudaVisionBase * self, GstCvSlot * s);
   /* Free the slot's operator and backend state. */

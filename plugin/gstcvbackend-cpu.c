@@ -71,7 +71,7 @@ cpu_slot_free (GstCudaVisionBase * self, GstCvSlot * s)
 
 const GstCvBackend gst_cv_backend_cpu = {
   "cpu", GST_CUDA_VISION_BACKEND_CPU, FALSE, NULL, NULL, cpu_open, NULL, NULL,
-  NULL, cpu_submit, cpu_wait, NULL, cpu_sync, cpu_slot_free
+  NULL, cpu_submit, cpu_wait, cpu_sync, cpu_slot_free
 };
 
 /* The tests' stand-in for an asynchronous backend (a GPU) on machines
@@ -117,6 +117,5 @@ delayed_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
 
 const GstCvBackend gst_cv_backend_cpu_delayed = {
   "cpu", GST_CUDA_VISION_BACKEND_CPU, TRUE, NULL, NULL, cpu_open, NULL, NULL,
-  NULL, delayed_submit, delayed_wait, delayed_sync, delayed_sync,
-  cpu_slot_free
+  NULL, delayed_submit, delayed_wait, delayed_sync, cpu_slot_free
 };

@@ -661,8 +661,7 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
   count_transfers (self, copies);
   if (status != CV_OK)
     return status;
-  /* read by the output thread's ready_wait () */
-  g_atomic_pointer_set (&c->last, s->timed ? c->ev[3] : c->done);
+  c->last = s->timed ? c->ev[3] : c->done;
   return CUDA_CHECK (self, cudaEventRecord (c->last, c->stream)) ? CV_OK :
       GST_CUDA_VISION_ERROR_POSTED;
 }
@@ -731,23 +730,6 @@ cuda_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
   return ok;
 }
 
-/* the output thread, before it takes the frame: errors are reported by
- * cuda_wait () */
-static void
-cuda_ready_wait (GstCudaVisionBase * self, GstCvSlot * s)
-{
-  CudaSlot *c = s->backend_state;
-  cudaEvent_t ev;
-
-  if (!c || !cuda_enter (self, FALSE))
-    return;
-  ev = g_atomic_pointer_get (&c->last);
-  if (ev)
-    (void) wait_event (ev, s->wait_mode);
-  (void) cudaGetLastError ();
-  cuda_leave (self);
-}
-
 static void
 cuda_sync (GstCudaVisionBase * self, GstCvSlot * s)
 {
@@ -763,7 +745,7 @@ cuda_sync (GstCudaVisionBase * self, GstCvSlot * s)
 static const GstCvBackend backend = {
   "cuda", GST_CUDA_VISION_BACKEND_CUDA, TRUE, cuda_ready, cuda_error_string,
   cuda_open, cuda_close, cuda_host_transfers, cuda_priority_level,
-  cuda_submit, cuda_wait, cuda_ready_wait, cuda_sync, cuda_slot_free
+  cuda_submit, cuda_wait, cuda_sync, cuda_slot_free
 };
 
 const GstCvBackend *const gst_cv_backend_cuda = &backend;

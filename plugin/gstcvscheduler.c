@@ -12,11 +12,7 @@
  * from there: no frame waits for the next one to arrive (a live camera
  * gets the GPU's time of added latency, not a frame interval), while up to
  * depth frames overlap (frame k uploads while k-1 computes and k-2
- * downloads). When every slot is busy (frames come faster than the GPU
- * finishes them) and at a drain, the streaming thread completes the oldest
- * frame itself, as a synchronous element would: no hand-over between
- * threads on that path. One thread at a time completes the oldest frame
- * (sc->completing): the output order is the input order. Serialized events and queries wait until every earlier frame
+ * downloads). Serialized events and queries wait until every earlier frame
  * is pushed (gst_cv_scheduler_drain ()); flushing drops the frames in
  * flight; a flow return of the output thread other than OK reaches
  * upstream from the next submission.
@@ -73,12 +69,7 @@ struct _GstCvScheduler
   guint depth;
   GstCvSlot slots[GST_CUDA_VISION_MAX_DEPTH];
   GQueue queue;                 /* GstCvSlot *: submitted, oldest first */
-  gboolean completing;          /* a thread completes and pushes the head
-                                 * (one at a time: output order) */
-  gboolean prewaiting;          /* the output thread waits for the head's
-                                 * GPU work (backend state in use) */
-  gboolean stealing;            /* the streaming thread completes frames
-                                 * itself (back-pressure, drain) */
+  GstCvSlot *current;           /* the frame the output thread completes */
   guint in_flight;              /* busy slots */
   gboolean flushing, stopping;
   GstFlowReturn flow;           /* the output thread's first result other
@@ -202,12 +193,10 @@ slot_free (GstCvScheduler * sc, GstCvSlot * s)
   g_cond_broadcast (&sc->cond);
 }
 
-/* A free slot for the next frame: while depth frames are in flight,
- * completes and pushes the oldest (asynchronous: unless another thread is
- * at it, then waits; synchronous: the frames a lookahead owes at its
- * drain). */
+/* A free slot for the next frame: waits while depth frames are in flight
+ * (asynchronous), or completes and pushes the oldest (synchronous: the
+ * frames a lookahead owes at its drain). */
 static GstFlowReturn complete_and_push (GstCvScheduler * sc);
-static void complete_head_locked (GstCvScheduler * sc);
 
 static GstFlowReturn
 acquire_slot (GstCvScheduler * sc, GstCvSlot ** slot)
@@ -236,15 +225,7 @@ acquire_slot (GstCvScheduler * sc, GstCvSlot ** slot)
       break;
     }
     if (sc->async) {
-      /* every slot busy: the streaming thread completes the oldest frame
-       * itself when nobody else is at it (as a synchronous element would:
-       * no hand-over between threads while frames come faster than the
-       * GPU finishes them), else waits */
-      sc->stealing = TRUE;
-      if (!sc->completing && !g_queue_is_empty (&sc->queue))
-        complete_head_locked (sc);
-      else
-        g_cond_wait (&sc->cond, &sc->lock);
+      g_cond_wait (&sc->cond, &sc->lock);
       continue;
     }
     g_mutex_unlock (&sc->lock);
@@ -253,7 +234,6 @@ acquire_slot (GstCvScheduler * sc, GstCvSlot ** slot)
     if (ret != GST_FLOW_OK)
       break;
   }
-  sc->stealing = FALSE;
   g_mutex_unlock (&sc->lock);
   return ret;
 }
@@ -772,51 +752,9 @@ gst_cv_scheduler_generate (GstCvScheduler * sc, GstBuffer ** outbuf)
   return ret;
 }
 
-/* Asynchronous mode, lock held, nobody completing, a frame queued: take
- * the head, complete it, push it (the lock released meanwhile). Flushing:
- * dropped; after a fatal result: dropped, upstream is told at its next
- * submission. */
-static void
-complete_head_locked (GstCvScheduler * sc)
-{
-  GstCudaVisionBase *self = sc->self;
-  GstCvSlot *s = g_queue_pop_head (&sc->queue);
-  GstBuffer *buf = NULL;
-  GstFlowReturn ret;
-  gboolean drop;
-
-  g_assert (s != NULL && !sc->completing);
-  sc->completing = TRUE;
-  g_mutex_unlock (&sc->lock);
-
-  ret = complete (sc, s, &buf);
-
-  g_mutex_lock (&sc->lock);
-  drop = sc->flushing || flow_is_fatal (sc->flow);
-  g_mutex_unlock (&sc->lock);
-  if (buf && !drop && ret == GST_FLOW_OK) {
-    outgoing (sc, s, buf);
-    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
-    if (ret != GST_FLOW_OK)
-      GST_DEBUG_OBJECT (self, "pushing a frame: %s", gst_flow_get_name (ret));
-  } else if (buf) {
-    gst_buffer_unref (buf);
-  }
-  slot_clear (sc, s);
-
-  g_mutex_lock (&sc->lock);
-  if (ret != GST_FLOW_OK && !(sc->flushing && ret == GST_FLOW_FLUSHING)
-      && (sc->flow == GST_FLOW_OK || (flow_is_fatal (ret)
-              && !flow_is_fatal (sc->flow))))
-    sc->flow = ret;
-  sc->completing = FALSE;
-  slot_free (sc, s);
-}
-
-/* The output thread: waits for the oldest frame's GPU work (without
- * holding anything), then completes and pushes it, unless the streaming
- * thread did meanwhile; idle while flushing (FLUSH_STOP drops what is
- * queued) and while the streaming thread completes frames itself. */
+/* The output thread: complete the oldest frame as soon as the backend
+ * says it is done and push it; nothing while flushing (FLUSH_STOP drops
+ * what is queued). */
 static gpointer
 output_loop (gpointer data)
 {
@@ -827,25 +765,41 @@ output_loop (gpointer data)
   g_mutex_lock (&sc->lock);
   while (!sc->stopping) {
     GstCvSlot *s;
+    GstBuffer *buf = NULL;
+    GstFlowReturn ret;
+    gboolean drop;
 
-    if (sc->flushing || sc->completing || sc->stealing
-        || g_queue_is_empty (&sc->queue)) {
+    if (sc->flushing || g_queue_is_empty (&sc->queue)) {
       g_cond_wait (&sc->cond, &sc->lock);
       continue;
     }
-    s = g_queue_peek_head (&sc->queue);
-    if (sc->be->ready_wait) {
-      sc->prewaiting = TRUE;
-      g_mutex_unlock (&sc->lock);
-      sc->be->ready_wait (self, s);
-      g_mutex_lock (&sc->lock);
-      sc->prewaiting = FALSE;
-      g_cond_broadcast (&sc->cond);
-      if (sc->stopping || sc->flushing || sc->completing
-          || g_queue_peek_head (&sc->queue) != s)
-        continue;
+    s = sc->current = g_queue_pop_head (&sc->queue);
+    g_mutex_unlock (&sc->lock);
+
+    ret = complete (sc, s, &buf);
+
+    g_mutex_lock (&sc->lock);
+    /* flushing: dropped; after a fatal result: dropped, upstream is told
+     * at its next submission */
+    drop = sc->flushing || flow_is_fatal (sc->flow);
+    g_mutex_unlock (&sc->lock);
+    if (buf && !drop && ret == GST_FLOW_OK) {
+      outgoing (sc, s, buf);
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+      if (ret != GST_FLOW_OK)
+        GST_DEBUG_OBJECT (self, "pushing a frame: %s", gst_flow_get_name (ret));
+    } else if (buf) {
+      gst_buffer_unref (buf);
     }
-    complete_head_locked (sc);
+    slot_clear (sc, s);
+
+    g_mutex_lock (&sc->lock);
+    if (ret != GST_FLOW_OK && !(sc->flushing && ret == GST_FLOW_FLUSHING)
+        && (sc->flow == GST_FLOW_OK || (flow_is_fatal (ret)
+                && !flow_is_fatal (sc->flow))))
+      sc->flow = ret;
+    sc->current = NULL;
+    slot_free (sc, s);
   }
   g_mutex_unlock (&sc->lock);
   GST_DEBUG_OBJECT (self, "output thread stopped");
@@ -879,19 +833,11 @@ gst_cv_scheduler_drain (GstCvScheduler * sc, gboolean finish_lookahead)
     lookahead_reset (sc);
   }
   if (sc->async) {
-    /* the streaming thread completes what is left itself, unless the
-     * output thread is at it */
     g_mutex_lock (&sc->lock);
     if (sc->in_flight)
-      GST_DEBUG_OBJECT (sc->self, "draining %u frames", sc->in_flight);
-    sc->stealing = TRUE;
-    while (sc->in_flight > 0 && !sc->flushing) {
-      if (!sc->completing && !g_queue_is_empty (&sc->queue))
-        complete_head_locked (sc);
-      else
-        g_cond_wait (&sc->cond, &sc->lock);
-    }
-    sc->stealing = FALSE;
+      GST_DEBUG_OBJECT (sc->self, "waiting for %u frames", sc->in_flight);
+    while (sc->in_flight > 0 && !sc->flushing)
+      g_cond_wait (&sc->cond, &sc->lock);
     if (sc->flushing)
       ret = GST_FLOW_FLUSHING;
     g_mutex_unlock (&sc->lock);
@@ -912,7 +858,7 @@ drop_all (GstCvScheduler * sc)
   GstCvSlot *s;
 
   g_mutex_lock (&sc->lock);
-  while (sc->completing || sc->prewaiting)
+  while (sc->current)
     g_cond_wait (&sc->cond, &sc->lock);
   while ((s = g_queue_pop_head (&sc->queue))) {
     g_mutex_unlock (&sc->lock);
