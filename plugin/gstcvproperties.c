@@ -159,16 +159,17 @@ gst_cv_properties_install (GObjectClass * gobject_class)
           GST_PARAM_MUTABLE_READY));
   /**
    * GstCudaVisionBase:pipeline-depth:
-   * Frames in flight on the GPU, 1..4. With depth N, frame k uploads while
-   * frame k-1 computes and frame k-2 downloads; the element then adds N-1
-   * frame durations of latency (reported in the LATENCY query; a latency
-   * message is posted when it changes). 1 is synchronous. The CPU backend
-   * is always synchronous.
+   * The most frames in flight on the GPU, 1..4: with depth N, frame k
+   * uploads while frame k-1 computes and frame k-2 downloads, when frames
+   * come faster than the GPU finishes them; the streaming thread waits
+   * only while N frames are in flight (back-pressure). Every frame leaves
+   * as soon as its GPU work is done (the element's output thread pushes
+   * it), so the depth adds no latency. The CPU backend is synchronous.
    */
   g_object_class_install_property (gobject_class, PROP_PIPELINE_DEPTH,
       g_param_spec_uint ("pipeline-depth", "Pipeline depth",
-          "Frames in flight on the GPU (1 = synchronous, adds no latency; N "
-          "adds N-1 frames of latency)", 1, GST_CUDA_VISION_MAX_DEPTH,
+          "Most frames in flight on the GPU (frames leave as soon as they "
+          "are done: the depth adds no latency)", 1, GST_CUDA_VISION_MAX_DEPTH,
           DEFAULT_PIPELINE_DEPTH, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   /**
