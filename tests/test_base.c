@@ -369,8 +369,7 @@ GST_START_TEST (test_downstream_flow_returns)
 
       fail_unless_equals_int (ret, rets[r]);
       fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-      fail_unless (gst_harness_push_event (h,
-              gst_event_new_flush_stop (TRUE)));
+      fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
       gst_segment_init (&seg, GST_FORMAT_TIME);
       fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
       fail_unless_equals_int (gst_harness_push (h, step_frame
