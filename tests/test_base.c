@@ -424,13 +424,14 @@ GST_START_TEST (test_null_while_downstream_blocks)
   p = gst_parse_launch (desc, NULL);
   for (cycle = 0; cycle < 100; cycle++) {
     GstElement *k = gst_bin_get_by_name (GST_BIN (p), "k");
+    GstElement *el = gst_bin_get_by_name (GST_BIN (p), "s");
     GstBus *bus = gst_element_get_bus (p);
     GstMessage *m;
     gint n = 0;
     gulong id = g_signal_connect (k, "handoff", G_CALLBACK (count_buffer), &n);
 
-    g_object_set (gst_bin_get_by_name (GST_BIN (p), "s"), "pipeline-depth",
-        1 + cycle % 4, NULL);
+    g_object_set (el, "pipeline-depth", 1 + cycle % 4, NULL);
+    gst_object_unref (el);
     gst_element_set_state (p, GST_STATE_PLAYING);
     m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
         GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
