@@ -150,7 +150,7 @@ class FrameLimit:
         if self.pad is not None:
             return
         caps = pad.get_current_caps() or pad.query_caps(None)
-        name = caps.get_structure(0).get_name() if caps.get_size() else ""
+        name = caps[0].get_name() if caps.get_size() else ""
         if name.startswith("video/"):
             self.attach_pad(pad)
 
@@ -244,7 +244,7 @@ class Snapshot:
         ok, dur = self.pipeline.query_duration(Gst.Format.TIME)
         if caps is None or not ok or dur <= 0:
             return 0
-        ok, num, den = caps.get_structure(0).get_fraction("framerate")
+        ok, num, den = caps[0].get_fraction("framerate")
         if not ok or num <= 0 or den <= 0:
             return 0
         total = dur * num // (den * Gst.SECOND)
@@ -287,13 +287,13 @@ class Snapshot:
         if self.sample is None:
             raise Error("no frame reached the snapshot point")
         caps = self.sample.get_caps()
-        st = caps.get_structure(0)
+        st = caps[0]
         if self.luma:
             if st.get_value("format") not in ("GRAY8", "I420", "NV12"):
                 raise Error(f"no luma plane in {st.get_value('format')}")
             self.sample = self._luma()
             caps = self.sample.get_caps()
-            st = caps.get_structure(0)
+            st = caps[0]
         w, h = st.get_value("width"), st.get_value("height")
         d = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(d, exist_ok=True)

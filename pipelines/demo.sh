@@ -26,7 +26,7 @@
 #   --no-install          never call apt-get (only warn about missing packages)
 #   -h, --help            this text
 #
-# Steps: (1) on Debian 12, install the missing packages with apt-get (sudo when
+# Steps: (1) on Debian 12 or 13, install the missing packages with apt-get (sudo when
 # not root; apt-get update first, and only when something is missing);
 # (2) build the plugin with meson/ninja (CUDA is used when nvcc is found, on
 # PATH or in /usr/local/cuda/bin; without it the plugin is built for the CPU);

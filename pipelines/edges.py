@@ -143,7 +143,7 @@ class EdgesRun:
     # Streaming thread: link the first video pad, drain the others.
     def on_pad_added(self, _src, pad):
         caps = pad.get_current_caps() or pad.query_caps(None)
-        name = caps.get_structure(0).get_name() if caps.get_size() else ""
+        name = caps[0].get_name() if caps.get_size() else ""
         if name.startswith("video/") and not self.got_video:
             self.got_video = True
             ret = pad.link(self.head.get_static_pad("sink"))
@@ -191,7 +191,7 @@ class EdgesRun:
         caps = self.sobel.get_static_pad("sink").get_current_caps()
         if not ok or dur <= 0 or caps is None:
             return None
-        ok, num, den = caps.get_structure(0).get_fraction("framerate")
+        ok, num, den = caps[0].get_fraction("framerate")
         if not ok or num <= 0 or den <= 0:
             return None
         return round(dur * num / (den * Gst.SECOND))

@@ -83,7 +83,7 @@ def cut_template(uri, frame, rect, out_png):
     first = pull_frame(uri, 0)
     if first is None:
         raise cvpipe.Error(f"could not decode {uri}")
-    st = first.get_caps().get_structure(0)
+    st = first.get_caps()[0]
     fw, fh = st.get_value("width"), st.get_value("height")
     if x < 0 or y < 0 or w < 1 or h < 1 or x + w > fw or y + h > fh:
         raise cvpipe.Error(f"--rect {x},{y},{w},{h} is outside the "

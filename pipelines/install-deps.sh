@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Install (apt) what gst-cuda-vision needs to build, run its pipelines and
-# run its tests on Debian 12, when something is missing; then check that
-# every GStreamer element the scripts and tests use exists. Used by
-# pipelines/demo.sh and tests/run.sh. The CUDA toolkit is optional: without
-# nvcc the plugin builds for the CPU only.
+# run its tests on Debian 12 or 13 (GStreamer 1.22 or 1.26), when something
+# is missing; then check that every GStreamer element the scripts and tests
+# use exists. Used by pipelines/demo.sh and tests/run.sh. The CUDA toolkit
+# is optional (not a Debian package here): without nvcc the plugin builds for
+# the CPU only; with it, meson compiles the host side of the CUDA sources
+# with g++, installed here.
 #
 # Usage: pipelines/install-deps.sh [--check]
 #
@@ -20,7 +22,7 @@ case "${1:-}" in
   *) echo "install-deps.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
 esac
 
-pkgs="meson ninja-build pkg-config gcc libc6-dev libfftw3-dev
+pkgs="meson ninja-build pkg-config gcc g++ libc6-dev libfftw3-dev
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-x

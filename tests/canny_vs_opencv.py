@@ -54,7 +54,7 @@ def decode(path, max_frames=None):
         sample = sink.emit("pull-sample")
         if sample is None:
             break
-        s = sample.get_caps().get_structure(0)
+        s = sample.get_caps()[0]
         w, h = s.get_value("width"), s.get_value("height")
         buf = sample.get_buffer()
         data = buf.extract_dup(0, buf.get_size())

@@ -5,7 +5,8 @@
 # out-of-bounds access, use after free, leak or undefined behaviour fails.
 # A meson test of the cpu suite (cpu-only-sanitized); also by hand:
 #   tests/cpu-only-sanitized.sh SOURCE_DIR BUILD_SUBDIR [meson test names]
-# Leaks: GLib's own allocations at library load (_dl_init) are suppressed
+# Leaks: allocations made while shared libraries load (_dl_init, GLib's own;
+# the loader's frames where they have no symbols) are suppressed
 # (tests/lsan.supp); nothing else is. Tests that load the plugin into a
 # program not built here (gst-launch-1.0, gst-inspect-1.0, python3: an
 # uninstrumented program cannot load the instrumented plugin; ASan aborts

@@ -82,7 +82,7 @@ def decode(path, n, skip=0):
         i += 1
         if i <= skip:
             continue
-        s = sample.get_caps().get_structure(0)
+        s = sample.get_caps()[0]
         w, h = s.get_value("width"), s.get_value("height")
         buf = sample.get_buffer()
         stride = (w * 3 + 3) & ~3

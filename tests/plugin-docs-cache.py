@@ -54,15 +54,14 @@ def value_string(v):
     return repr(v) if isinstance(v, float) else str(v)
 
 
-def enum_values(gtype):
-    """[{desc, name, value}] of an enum GType, by value."""
-    cls = gtype.pytype
+def enum_values(cls):
+    """[{desc, name, value}] of a PyGObject enum class, by value."""
     return [{"desc": v.value_name, "name": v.value_nick, "value": str(int(v))}
             for v in sorted(cls.__enum_values__.values(), key=int)]
 
 
-def enum_nick(gtype, v):
-    for val in enum_values(gtype):
+def enum_nick(cls, v):
+    for val in enum_values(cls):
         if val["value"] == str(int(v)):
             return val["name"]
     return str(int(v))
@@ -88,14 +87,19 @@ def flags_of(pspec):
     }
 
 
-def property_entry(pspec, types):
+def property_entry(obj, pspec, types):
     d = {"blurb": pspec.blurb, "type": pspec.value_type.name}
     d.update(flags_of(pspec))
     t = pspec.value_type
     default = getattr(pspec, "default_value", None)
     if t.is_a(GObject.TYPE_ENUM):
-        types[t.name] = {"kind": "enum", "values": enum_values(t)}
-        d["default"] = enum_nick(t, default) if default is not None else None
+        # the enum's values from the class of the property's value: what
+        # PyGObject 3.42 (Debian 12) and 3.50 (Debian 13) both return (3.50
+        # gives the pspec's default as a plain int, and t.pytype stays None
+        # until some value of the type was converted)
+        cls = type(obj.get_property(pspec.name))
+        types[t.name] = {"kind": "enum", "values": enum_values(cls)}
+        d["default"] = enum_nick(cls, default) if default is not None else None
     elif t == GObject.TYPE_BOOLEAN:
         d["default"] = "true" if default else "false"
     elif t == GObject.TYPE_STRING:
@@ -118,7 +122,7 @@ def hierarchy(gtype):
 
 
 def own_properties(obj, gtype, types):
-    return {p.name: property_entry(p, types)
+    return {p.name: property_entry(obj, p, types)
             for p in obj.list_properties() if p.owner_type == gtype}
 
 

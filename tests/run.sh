@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# gst-cuda-vision: install what the build and the tests need (Debian 12),
-# build, and run every test suite.
+# gst-cuda-vision: install what the build and the tests need (Debian 12 or
+# 13), build, and run every test suite.
 #
 #   tests/run.sh [--no-install] [--build-dir DIR] [-- extra meson test args]
 #
@@ -30,6 +30,10 @@ if [ $install = 1 ]; then
   "$here/pipelines/install-deps.sh"
 fi
 
+# nvcc where the CUDA toolkit installs it, as pipelines/demo.sh finds it
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH="/usr/local/cuda/bin:$PATH"
+fi
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build"
 fi

@@ -132,7 +132,7 @@ def decode_gray(path):
 
 
 def sample_gray(sample):
-    s = sample.get_caps().get_structure(0)
+    s = sample.get_caps()[0]
     w, h = s.get_value("width"), s.get_value("height")
     buf = sample.get_buffer()
     ok, info = buf.map(Gst.MapFlags.READ)

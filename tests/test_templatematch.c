@@ -226,6 +226,9 @@ keep_message (G_GNUC_UNUSED GstBus * bus, GstMessage * msg, gpointer data)
 {
   GQueue *q = data;
 
+  /* returning GST_BUS_DROP hands the message to the handler (see
+   * GstBusSyncHandler): the queue takes this reference, no new one (an
+   * extra ref leaked every message, and with it the element, its source) */
   g_mutex_lock (&msg_lock);
   g_queue_push_tail (q, msg);
   g_mutex_unlock (&msg_lock);

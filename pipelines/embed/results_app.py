@@ -87,7 +87,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="results-app-")
     tmpl = os.path.join(tmp, "template.png")
     caps = run(src + " ! appsink name=sink")[0][0].get_caps()
-    st = caps.get_structure(0)
+    st = caps[0]
     w, h = st.get_value("width"), st.get_value("height")
     samples, _ = run(src + " ! videocrop left=%d top=%d right=%d bottom=%d ! "
                      "videoconvert ! pngenc ! appsink name=sink" % (

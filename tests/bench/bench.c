@@ -1716,8 +1716,15 @@ main (int argc, char **argv)
     for (i = 0; i < 4; i++) {
       GstVideoFrame f;
       guint p;
+      /* GStreamer 1.24 added the stream argument (GstCudaStream); NULL:
+       * the context's default stream, what 1.22 used */
+#if GST_CHECK_VERSION(1, 24, 0)
+      GstMemory *mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc),
+          cctx, NULL, &info);
+#else
       GstMemory *mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc),
           cctx, &info);
+#endif
       GstCudaMemory *cmem = (GstCudaMemory *) mem;
       GstBuffer *b;
 
