@@ -641,12 +641,13 @@ GST_START_TEST (test_live_added_latency)
     GstPad *sp, *op;
     GstBus *bus;
     GstMessage *m;
-    LiveLog *l = g_new0 (LiveLog, 1);
+    LiveLog *l;
     gint64 lat[64];
     guint i, k = 0;
 
     if (!cuda && !g_str_equal (elements[e], "cudasobel"))
       continue;                 /* the CPU's costs are not the point here */
+    l = g_new0 (LiveLog, 1);
     desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=%u "
         "pattern=ball ! video/x-raw,format=RGBA,width=640,height=480,"
         "framerate=30/1 ! %s name=el backend=%s ! fakesink sync=false", n,
