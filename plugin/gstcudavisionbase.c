@@ -288,10 +288,11 @@ gst_cuda_vision_base_submit_input_buffer (GstBaseTransform * trans,
       is_discont, input);
   /* the next output after a frame dropped for QoS is marked DISCONT (as
    * GstBaseTransform does for the outputs it pushes itself) */
-  priv->qos_dropped = ret == GST_BASE_TRANSFORM_FLOW_DROPPED
-      || (priv->qos_dropped && ret == GST_FLOW_OK && !trans->queued_buf);
+  if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED)
+    priv->qos_dropped = TRUE;
   if (ret != GST_FLOW_OK || trans->queued_buf == NULL)
     return ret;
+  priv->qos_dropped = FALSE;
   inbuf = trans->queued_buf;
   trans->queued_buf = NULL;
 

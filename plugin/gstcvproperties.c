@@ -205,7 +205,8 @@ gst_cv_properties_install (GObjectClass * gobject_class)
    * Planes copied between host and GPU memory since the element started
    * (uploads + downloads). Stays 0 when frames arrive and leave in CUDA
    * memory (memory:CUDAMemory caps, e.g. after nvh264dec and before
-   * cudadownload): the proof of a GPU-resident pipeline.
+   * cudadownload): the proof of a GPU-resident pipeline. Once the element
+   * has stopped, the count of its last run.
    */
   g_object_class_install_property (gobject_class, PROP_HOST_TRANSFERS,
       g_param_spec_uint64 ("host-transfers", "Host transfers",

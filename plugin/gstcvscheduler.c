@@ -328,36 +328,6 @@ gst_cv_scheduler_final_stats (GstCvScheduler * sc)
   add_stats (sc, NULL, NULL, 0, 0);
 }
 
-/* A frame spent `us` in the element (from its submission, waiting for a
- * slot included, to its output): the processing latency the LATENCY query
- * adds is the longest so far after the warm-up, with a quarter of margin,
- * in steps of 0.1 ms; a LATENCY message when it grows. */
-static void
-add_latency (GstCvScheduler * sc, gint64 us)
-{
-  GstClockTime t = us * GST_USECOND;
-  gboolean grew = FALSE;
-
-  g_mutex_lock (&sc->lock);
-  if (++sc->completed > WARM_UP_FRAMES && t > sc->proc_max) {
-    sc->proc_max = t;
-    if (t > sc->proc_reported) {
-      GstClockTime step = 100 * GST_USECOND;
-
-      sc->proc_reported = (t + t / 4 + step - 1) / step * step;
-      grew = TRUE;
-    }
-  }
-  g_mutex_unlock (&sc->lock);
-  if (grew) {
-    GST_DEBUG_OBJECT (sc->self, "processing latency now %" GST_TIME_FORMAT
-        " (longest frame %" GST_TIME_FORMAT ")",
-        GST_TIME_ARGS (sc->proc_reported), GST_TIME_ARGS (t));
-    gst_element_post_message (GST_ELEMENT (sc->self),
-        gst_message_new_latency (GST_OBJECT (sc->self)));
-  }
-}
-
 /* The lookahead in frame durations of the caps' framerate (nothing with a
  * framerate of 0/1: the duration is unknown) and the processing latency. */
 void
@@ -687,20 +657,37 @@ complete (GstCvScheduler * sc, GstCvSlot * s, GstBuffer ** outbuf)
   return ret;
 }
 
-/* position and latency of an output about to leave */
+/* An output about to leave: the position (its end) and the time its frame
+ * spent in the element (from its submission, waiting for a slot included,
+ * to now). The processing latency the LATENCY query adds is the longest
+ * such time after the warm-up, with a quarter of margin, in steps of
+ * 0.1 ms; a LATENCY message when it grows. */
 static void
 outgoing (GstCvScheduler * sc, GstCvSlot * s, GstBuffer * buf)
 {
-  if (GST_BUFFER_PTS_IS_VALID (buf)) {
-    GstClockTime end = GST_BUFFER_PTS (buf);
+  GstClockTime t = (g_get_monotonic_time () - s->enter_time) * GST_USECOND;
+  GstClockTime reported = GST_CLOCK_TIME_NONE;
 
-    if (GST_BUFFER_DURATION_IS_VALID (buf))
-      end += GST_BUFFER_DURATION (buf);
-    g_mutex_lock (&sc->lock);
-    sc->position = end;
-    g_mutex_unlock (&sc->lock);
+  g_mutex_lock (&sc->lock);
+  if (GST_BUFFER_PTS_IS_VALID (buf))
+    sc->position = GST_BUFFER_PTS (buf) + (GST_BUFFER_DURATION_IS_VALID (buf)
+        ? GST_BUFFER_DURATION (buf) : 0);
+  if (++sc->completed > WARM_UP_FRAMES && t > sc->proc_max) {
+    sc->proc_max = t;
+    if (t > sc->proc_reported) {
+      GstClockTime step = 100 * GST_USECOND;
+
+      reported = sc->proc_reported = (t + t / 4 + step - 1) / step * step;
+    }
   }
-  add_latency (sc, g_get_monotonic_time () - s->enter_time);
+  g_mutex_unlock (&sc->lock);
+  if (GST_CLOCK_TIME_IS_VALID (reported)) {
+    GST_DEBUG_OBJECT (sc->self, "processing latency now %" GST_TIME_FORMAT
+        " (longest frame %" GST_TIME_FORMAT ")", GST_TIME_ARGS (reported),
+        GST_TIME_ARGS (t));
+    gst_element_post_message (GST_ELEMENT (sc->self),
+        gst_message_new_latency (GST_OBJECT (sc->self)));
+  }
 }
 
 /* Synchronous mode: complete the oldest frame and push its output. */
@@ -989,12 +976,6 @@ gst_cv_scheduler_free (GstCvScheduler * sc)
   g_mutex_clear (&sc->lock);
   g_cond_clear (&sc->cond);
   g_free (sc);
-}
-
-gboolean
-gst_cv_scheduler_is_started (GstCvScheduler * sc)
-{
-  return sc->be != NULL;
 }
 
 gboolean

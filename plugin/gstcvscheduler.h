@@ -41,7 +41,6 @@ gboolean gst_cv_scheduler_start (GstCvScheduler * sc, const GstCvBackend * be,
  * flight and owed dropped, every slot's operator and backend state freed.
  * Safe when not started. */
 void gst_cv_scheduler_stop (GstCvScheduler * sc);
-gboolean gst_cv_scheduler_is_started (GstCvScheduler * sc);
 gboolean gst_cv_scheduler_is_async (GstCvScheduler * sc);
 
 /* The most frames in flight (pipeline-depth; 1 when synchronous). A
