@@ -26,22 +26,5 @@ void gst_cv_allocation_propose (GstCudaVisionBase * self, GstQuery * query);
 gboolean gst_cv_allocation_decide (GstCudaVisionBase * self,
     GstQuery * query);
 
-/* Whether buf's GstVideoMeta (the one gst_video_frame_map() reads: the
- * lowest id), if it has one, can be mapped with info: the same format and
- * number of planes, at least info's width and height. GStreamer's
- * gst_video_frame_map() asserts these (a CRITICAL, fatal under
- * G_DEBUG=fatal-criticals) instead of failing: a buffer is checked with
- * this first. FALSE with *why (to free) saying what differs. */
-gboolean gst_cv_allocation_meta_mappable (GstBuffer * buf,
-    const GstVideoInfo * info, gchar ** why);
-
-/* Before the slot's frames are mapped: inbuf against the input caps and
- * outbuf (NULL when the output is the input) against the output caps
- * (gst_cv_allocation_meta_mappable()). GST_FLOW_OK, or GST_FLOW_ERROR
- * after a STREAM/FAILED error on the bus naming the buffer and what
- * differs. */
-GstFlowReturn gst_cv_allocation_check_metas (GstCudaVisionBase * self,
-    GstBuffer * inbuf, GstBuffer * outbuf);
-
 G_END_DECLS
 #endif

@@ -124,3 +124,32 @@ gst_cuda_vision_frame_is_sane (GstVideoFrame * f, const GstVideoInfo * caps,
   }
   return TRUE;
 }
+
+gboolean
+gst_cuda_vision_meta_mappable (GstBuffer * buf, const GstVideoInfo * info,
+    gchar ** why)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  GstVideoFormat format = GST_VIDEO_INFO_FORMAT (info);
+  guint n_planes = GST_VIDEO_INFO_N_PLANES (info);
+
+  if (!meta)
+    return TRUE;
+  if (meta->format != format || meta->width < (guint) info->width
+      || meta->height < (guint) info->height) {
+    *why = g_strdup_printf ("its video meta describes a %s %ux%u frame, the "
+        "caps a %s %dx%d one", meta->format == GST_VIDEO_FORMAT_UNKNOWN ?
+        "unknown" : gst_video_format_to_string (meta->format), meta->width,
+        meta->height, gst_video_format_to_string (format), info->width,
+        info->height);
+    return FALSE;
+  }
+  if (meta->n_planes != n_planes) {
+    *why = g_strdup_printf ("its video meta has %u plane%s, the caps' %s "
+        "format %u: the video meta's plane count differs from the caps",
+        meta->n_planes, meta->n_planes == 1 ? "" : "s",
+        gst_video_format_to_string (format), n_planes);
+    return FALSE;
+  }
+  return TRUE;
+}

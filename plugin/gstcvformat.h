@@ -41,5 +41,14 @@ void gst_cuda_vision_frame_planes (GstVideoFrame * frame, CvPlane * planes);
 gboolean gst_cuda_vision_frame_is_sane (GstVideoFrame * frame,
     const GstVideoInfo * caps, gchar ** why);
 
+/* Whether buf's GstVideoMeta (the one gst_video_frame_map() reads: the
+ * lowest id), if it has one, can be mapped with info: the same format and
+ * number of planes, at least info's width and height. GStreamer's
+ * gst_video_frame_map() asserts these (a CRITICAL, fatal under
+ * G_DEBUG=fatal-criticals) instead of failing: a buffer is checked with
+ * this first. FALSE with *why (to free) saying what differs. */
+gboolean gst_cuda_vision_meta_mappable (GstBuffer * buf,
+    const GstVideoInfo * info, gchar ** why);
+
 G_END_DECLS
 #endif

@@ -47,7 +47,6 @@
 #include <string.h>
 
 #include "gstcudavisionbase-private.h"
-#include "gstcvallocation.h"
 #include "gstcvcudacontext.h"
 #include "gstcvtrace.h"
 
@@ -385,10 +384,11 @@ map_frames (GstCvScheduler * sc, GstCvSlot * s)
   s->out_device = priv->out_cuda_mem && !priv->output_is_input &&
       gst_cv_cuda_context_owns_buffer (priv->ctx, s->outbuf);
   /* video metas gst_video_frame_map () would assert on (a CRITICAL):
-   * refused with an error first */
-  if (gst_cv_allocation_check_metas (self, s->inbuf, priv->output_is_input ?
-          NULL : s->outbuf) != GST_FLOW_OK)
-    return GST_FLOW_ERROR;
+   * refused, as the frames below, before mapping */
+  in_ok = gst_cuda_vision_meta_mappable (s->inbuf, &priv->in_info, &why);
+  if (!in_ok || (!priv->output_is_input
+          && !gst_cuda_vision_meta_mappable (s->outbuf, &priv->out_info, &why)))
+    goto not_caps;
   s->in_mapped = gst_video_frame_map (&s->in_frame, &priv->in_info,
       s->inbuf, GST_MAP_READ | (s->in_device ? cuda : 0));
   s->out_mapped = s->in_mapped && !priv->output_is_input &&
@@ -403,14 +403,16 @@ map_frames (GstCvScheduler * sc, GstCvSlot * s)
   }
   in_ok = gst_cuda_vision_frame_is_sane (&s->in_frame, &priv->in_info, &why);
   if (!in_ok || (s->out_mapped && !gst_cuda_vision_frame_is_sane
-          (&s->out_frame, &priv->out_info, &why))) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("The %s buffer does not "
-            "match the negotiated caps: %s", in_ok ? "output" : "input", why),
-        ("buffer %" GST_PTR_FORMAT, in_ok ? s->outbuf : s->inbuf));
-    g_free (why);
-    return GST_FLOW_ERROR;
-  }
+          (&s->out_frame, &priv->out_info, &why)))
+    goto not_caps;
   return GST_FLOW_OK;
+
+not_caps:
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("The %s buffer does not "
+          "match the negotiated caps: %s", in_ok ? "output" : "input", why),
+      ("buffer %" GST_PTR_FORMAT, in_ok ? s->outbuf : s->inbuf));
+  g_free (why);
+  return GST_FLOW_ERROR;
 }
 
 /* The output thread's result for upstream: fatal ones stay, the others

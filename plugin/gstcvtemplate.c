@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "gstcvtemplate.h"
-#include "gstcvallocation.h"
+#include "gstcvformat.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cv_template_debug);
 #define GST_CAT_DEFAULT gst_cv_template_debug
@@ -187,7 +187,7 @@ gst_cv_template_new_from_sample (GstSample * sample, gchar ** error)
   {
     gchar *why = NULL;
 
-    if (!gst_cv_allocation_meta_mappable (buf, &info, &why)) {
+    if (!gst_cuda_vision_meta_mappable (buf, &info, &why)) {
       *error = g_strdup_printf ("the sample's buffer does not match its "
           "caps: %s", why);
       g_free (why);
