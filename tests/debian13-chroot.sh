@@ -128,8 +128,16 @@ cuda_path=""
 nvcc=$(command -v nvcc || true)
 [ -n "$nvcc" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || nvcc=/usr/local/cuda/bin/nvcc
 if [ -n "$nvcc" ]; then
-  toolkit=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
-  say "CUDA toolkit $toolkit, read-only in the chroot"
+  # the toolkit's root as nvcc itself reports it (TOP): nvcc on PATH may be a
+  # wrapper script elsewhere (/usr/local/bin/nvcc exec'ing the real one), and
+  # the folder above a wrapper is not a toolkit to mount over the chroot's
+  toolkit=$(cd / && "$nvcc" --dryrun -c -x cu /dev/null -o /dev/null 2>&1 |
+    sed -n 's/^#\$ TOP=//p' | head -1)
+  [ -n "$toolkit" ] || toolkit=$(dirname "$(dirname "$nvcc")")
+  toolkit=$(readlink -f "$toolkit")
+  [ -x "$toolkit/bin/nvcc" ] && [ "$toolkit" != /usr/local ] && [ "$toolkit" != /usr ] ||
+    die "$nvcc: no CUDA toolkit root found ($toolkit has no bin/nvcc, or is not a toolkit's own folder)"
+  say "CUDA toolkit $toolkit (nvcc on PATH: $nvcc), read-only in the chroot"
   mnt "$chroot_dir$toolkit" --bind "$toolkit"
   mount -o remount,bind,ro "$chroot_dir$toolkit"
   if [ "$toolkit" != /usr/local/cuda ]; then
