@@ -6,8 +6,10 @@
 #   tests/device-run.sh BUILD_DIR upstream  (the reliability issue's crash
 #                                            pipelines: videoscale into each
 #                                            element on the GPU)
-#   tests/device-run.sh BUILD_DIR sanitize  (compute-sanitizer memcheck and
-#                                            racecheck over gpu suites)
+#   tests/device-run.sh BUILD_DIR sanitize  (compute-sanitizer: memcheck
+#                                            with leak check over every GPU
+#                                            program and sweep cases,
+#                                            racecheck over every kernel)
 #   tests/device-run.sh BUILD_DIR sweep     (not part of all; SWEEP_ARGS adds
 #                                            options, e.g. "--seed 7")
 #   tests/device-run.sh BUILD_DIR hostpath  (issue #15: the PCIe-floor and
@@ -147,32 +149,68 @@ if [ "$what" = upstream ]; then
   [ $bad -eq 0 ] || status=1
 fi
 if [ "$what" = sanitize ]; then
-  # compute-sanitizer: memcheck (device out-of-bounds, misaligned and
-  # uninitialised accesses, device memory leaks) over the gpu suites of the
-  # C interface and the base element; racecheck (shared-memory races) over
-  # the operators' kernels. (Not over the sweep: cv-sweep-case under
-  # compute-sanitizer exited 255 before running its pipeline, every time.)
+  # compute-sanitizer (issue #28), every part in parallel (SANITIZE_JOBS at
+  # once, default 8), each log under $out and a summary line each:
+  # - memcheck --leak-check full over every GPU test program (device
+  #   out-of-bounds, misaligned and uninitialised accesses, device and
+  #   pinned memory still held at exit), CVOPS_SMALL=1;
+  # - racecheck (shared-memory hazards) over every kernel: each CUDA test
+  #   function of test_cvops on its own (GST_CHECKS), small sizes;
+  # - the sweep's cases (real upstream elements, one process per case) under
+  #   memcheck --leak-check full through sweep.py --wrap, SANITIZE_SWEEP
+  #   cases (default 48). The registry is made first, outside the
+  #   sanitizer, and not scanned again in a child (GST_REGISTRY_FORK=no):
+  #   gst-plugin-scanner would otherwise be forked under it.
+  # SANITIZE_TESTS / SANITIZE_RACECHECK narrow the lists; TEST_TIMEOUT
+  # (default 480 s) bounds each run. Any error, hazard or leak fails.
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  for t in ${SANITIZE_TESTS:-test_cvops test_base test_badinput test_pinned_cuda test_cudamem}; do
-    [ -x "$b/tests/$t" ] || continue
-    CUDAVISION_TEST_BACKEND=cuda CK_FORK=no CVOPS_SMALL=1 timeout ${TEST_TIMEOUT:-240} \
-      "$cs" --tool memcheck --leak-check full --error-exitcode 86 "$b/tests/$t" \
-      > "$out/memcheck-$t.log" 2>&1
+  jobs=${SANITIZE_JOBS:-8}
+  gst-inspect-1.0 cudasobel > /dev/null 2>&1
+  export GST_REGISTRY_FORK=no
+  sanitize_one() {  # sanitize_one LOG TOOL PROGRAM [ENV=VALUE...]
+    local log=$1 tool=$2 prog=$3 rc extra=()
+    shift 3
+    [ "$tool" = memcheck ] && extra=(--leak-check full)
+    env "$@" CUDAVISION_TEST_BACKEND=cuda CK_FORK=no CVOPS_SMALL=1 \
+      timeout "${TEST_TIMEOUT:-480}" "$cs" --tool "$tool" "${extra[@]}" \
+      --error-exitcode 86 "$prog" > "$out/$log.log" 2>&1
     rc=$?
-    [ $rc -eq 0 ] || status=1
-    echo "memcheck $t: rc=$rc $(grep -E 'ERROR SUMMARY' "$out/memcheck-$t.log" | tail -1)"
+    printf '%-44s rc=%-3d %s | %s\n' "$log" "$rc" \
+      "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$log.log" | tail -1)" \
+      "$(grep -E '^[0-9]+%: Checks' "$out/$log.log" | tail -1)" >> "$out/sanitize-summary.txt"
+  }
+  : > "$out/sanitize-summary.txt"
+  runs=()
+  for t in "$b"/tests/test_*; do
+    n=$(basename "$t")
+    [ -x "$t" ] && [ -f "$t" ] || continue
+    [ "$n" = test_pinned ] && continue   # the CPU suite's fake CUDA runtime
+    case " ${SANITIZE_TESTS:-$n} " in *" $n "*) ;; *) continue ;; esac
+    runs+=("memcheck-$n memcheck $t")
   done
-  # racecheck is slow (test_cvops takes over 330 s on an H100):
-  # RACECHECK_CHECKS=test_cuda_sobel,... runs only those test functions
   if [ -x "$b/tests/test_cvops" ]; then
-    env ${RACECHECK_CHECKS:+GST_CHECKS="$RACECHECK_CHECKS"} \
-    CUDAVISION_TEST_BACKEND=cuda CK_FORK=no CVOPS_SMALL=1 timeout ${RACECHECK_TIMEOUT:-400} \
-      "$cs" --tool racecheck --error-exitcode 86 "$b/tests/test_cvops" \
-      > "$out/racecheck-test_cvops.log" 2>&1
-    rc=$?
-    [ $rc -eq 0 ] || status=1
-    echo "racecheck test_cvops: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/racecheck-test_cvops.log" | tail -1)"
+    for f in ${SANITIZE_RACECHECK:-$(grep -aoE 'test_cuda_[a-z0-9_]+' "$b/tests/test_cvops" | sort -u)}; do
+      runs+=("racecheck-$f racecheck $b/tests/test_cvops GST_CHECKS=$f")
+    done
   fi
+  for r in "${runs[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    # shellcheck disable=SC2086
+    sanitize_one $r &
+  done
+  wait
+  if [ -x "$b/tests/cv-sweep-case" ]; then
+    timeout "${TEST_TIMEOUT:-480}" python3 tests/sweep/sweep.py --mode gpu \
+      --case-bin "$b/tests/cv-sweep-case" --jobs "$jobs" \
+      --limit "${SANITIZE_SWEEP:-48}" --timeout 240 --no-serve \
+      --work /tmp/cv-sweep-memcheck --keep --report "$out/sweep-memcheck-report.txt" \
+      --wrap "$cs --tool memcheck --leak-check full --error-exitcode 86" \
+      > "$out/sweep-memcheck.log" 2>&1
+    printf '%-44s rc=%-3d %s\n' sweep-memcheck "$?" \
+      "$(grep -E '^seed [0-9]+:' "$out/sweep-memcheck.log" | tail -1)" >> "$out/sanitize-summary.txt"
+  fi
+  cat "$out/sanitize-summary.txt"
+  grep -qvE 'rc=0 ' "$out/sanitize-summary.txt" && status=1
 fi
 # a matrix file, each line with --repeat and --json added; the table of
 # the JSON at the end

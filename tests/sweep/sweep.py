@@ -228,6 +228,8 @@ class Sweep:
         self.media = args.media
         self.work = args.work
         self.case_bin = args.case_bin
+        # a command the case program runs under (--wrap), e.g. a sanitizer
+        self.wrap = shlex.split(args.wrap or "")
         self.templates = {}
         self.skipped = []       # visible reasons
         self.env = dict(os.environ)
@@ -620,7 +622,7 @@ class Sweep:
         os.makedirs(d, exist_ok=True)
         r = Run(tag, d, desc, extra_env)
         t = self.run_timeout(c)
-        argv = [self.case_bin, "--out", r.out, "--meta", r.meta,
+        argv = self.wrap + [self.case_bin, "--out", r.out, "--meta", r.meta,
                 "--timeout", "%.0f" % t]
         if record:
             argv += ["--record-input", r.inp]
@@ -638,11 +640,12 @@ class Sweep:
             # the worker thread's long-lived process
             server = getattr(self.local, "server", None)
             if server is None:
-                server = self.local.server = Server(self.case_bin, env)
+                server = self.local.server = Server(
+                    self.wrap + [self.case_bin], env)
                 with self.servers_lock:
                     self.servers.append(server)
             err_path = os.path.join(d, tag + ".stderr")
-            r.rc = server.run(argv[1:], err_path, t + 15)
+            r.rc = server.run(argv[len(self.wrap) + 1:], err_path, t + 15)
             try:
                 with open(err_path, errors="replace") as f:
                     r.stderr = f.read()
@@ -696,13 +699,13 @@ class Server:
     that crashes or times out ends the process; the next case starts a new
     one, so every case still has its own exit status."""
 
-    def __init__(self, case_bin, env):
-        self.case_bin = case_bin
+    def __init__(self, cmd, env):
+        self.cmd = cmd              # the case program (under --wrap)
         self.env = env
         self.p = None
 
     def start(self):
-        self.p = subprocess.Popen([self.case_bin, "--serve"], env=self.env,
+        self.p = subprocess.Popen(self.cmd + ["--serve"], env=self.env,
                                   stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, text=True,
@@ -1076,6 +1079,10 @@ def main():
         "CUDAVISION_MEDIA_DIR") or DEFAULT_MEDIA)
     ap.add_argument("--inject-shift", action="store_true")
     ap.add_argument("--emulate-gpu", action="store_true")
+    ap.add_argument("--wrap", default=os.environ.get("CV_SWEEP_WRAP"),
+                    help="a command line the case program runs under, e.g. "
+                    "'compute-sanitizer --tool memcheck --error-exitcode 86' "
+                    "(its exit status counts as the case's)")
     ap.add_argument("--no-serve", dest="serve", action="store_false",
                     default=True)
     ap.add_argument("-v", "--verbose", action="store_true")
