@@ -57,7 +57,10 @@ so every case that produces frames must be reported mismatched),
 "cuda" run is a second backend=cpu run in system memory; checks the sweep
 itself, e.g. that every source gives the same frames in two processes),
 --no-serve (one process per run instead of one long-lived
-cv-sweep-case --serve per worker: slower, a CUDA context per run), -v.
+cv-sweep-case --serve per worker: slower, a CUDA context per run), --wrap
+"CMD ARGS" (run cv-sweep-case under a command, e.g. "compute-sanitizer --tool
+memcheck --error-exitcode 86"; its exit status is the case's; also
+$CV_SWEEP_WRAP), -v.
 
 Needs python3 and numpy only (no gi): the GStreamer side is cv-sweep-case,
 gst-launch-1.0 makes the template images.
