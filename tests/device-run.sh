@@ -62,6 +62,12 @@ status=0
 cuda_test_functions() {
   grep -aoE 'test_cuda_[a-z0-9_]+' "$1" | sort -u
 }
+# the gst-check test functions a test source adds (tcase_add_test,
+# tcase_add_loop_test), each runnable alone with GST_CHECKS
+test_functions() {
+  grep -oE 'tcase_add_[a-z_]*test[[:space:]]*\([^,]+,[[:space:]]*[a-z0-9_]+' "$1" |
+    sed -E 's/.*,[[:space:]]*//' | sort -u
+}
 if [ "$what" = tests ] || [ "$what" = all ]; then
   for t in "$b"/tests/test_*; do
     [ -x "$t" ] && [ -f "$t" ] || continue
@@ -204,37 +210,60 @@ if [ "$what" = sanitize ]; then
       "$(grep -E '^[0-9]+%: Checks' "$out/$log.log" | tail -1)" >> "$out/sanitize-summary.txt"
   }
   : > "$out/sanitize-summary.txt"
+  # the sweep's cases under memcheck, beside the test programs (a quarter
+  # of the jobs)
+  sweep_jobs=$(( (jobs + 3) / 4 ))
+  if [ -x "$b/tests/cv-sweep-case" ]; then
+    (
+      timeout "${TEST_TIMEOUT:-480}" python3 tests/sweep/sweep.py --mode gpu \
+        --case-bin "$b/tests/cv-sweep-case" --jobs "$sweep_jobs" \
+        --limit "${SANITIZE_SWEEP:-48}" --timeout 240 --no-serve \
+        --work /tmp/cv-sweep-memcheck --keep --report "$out/sweep-memcheck-report.txt" \
+        --wrap "$cs --tool memcheck --leak-check full --error-exitcode 86" \
+        > "$out/sweep-memcheck.log" 2>&1
+      printf '%-44s rc=%-3d %s\n' sweep-memcheck "$?" \
+        "$(grep -E '^seed [0-9]+:' "$out/sweep-memcheck.log" | tail -1)" >> "$out/sanitize-summary.txt"
+    ) &
+    sweep_pid=$!
+    jobs=$(( jobs - sweep_jobs > 0 ? jobs - sweep_jobs : 1 ))
+  fi
+  # every test function of every GPU program in its own process
+  # (GST_CHECKS), so that one slow test bounds only itself and every test
+  # gets its own counts; racecheck over each CUDA function of test_cvops
   runs=()
-  for t in "$b"/tests/test_*; do
-    n=$(basename "$t")
-    [ -x "$t" ] && [ -f "$t" ] || continue
-    [ "$n" = test_pinned ] && continue   # the CPU suite's fake CUDA runtime
-    case " ${SANITIZE_TESTS:-$n} " in *" $n "*) ;; *) continue ;; esac
-    runs+=("memcheck-$n memcheck $t")
-  done
   if [ -x "$b/tests/test_cvops" ]; then
     for f in ${SANITIZE_RACECHECK:-$(cuda_test_functions "$b/tests/test_cvops")}; do
       runs+=("racecheck-$f racecheck $b/tests/test_cvops GST_CHECKS=$f")
     done
   fi
+  for t in "$b"/tests/test_*; do
+    n=$(basename "$t")
+    [ -x "$t" ] && [ -f "$t" ] || continue
+    [ "$n" = test_pinned ] && continue   # the CPU suite's fake CUDA runtime
+    case " ${SANITIZE_TESTS:-$n} " in *" $n "*) ;; *) continue ;; esac
+    src=tests/$n.c
+    [ "$n" = test_pinned_cuda ] && src=tests/test_pinned.c
+    fns=$(test_functions "$src")
+    if [ -z "$fns" ]; then
+      runs+=("memcheck-$n memcheck $t")
+      continue
+    fi
+    for f in $fns; do
+      runs+=("memcheck-$n-$f memcheck $t GST_CHECKS=$f")
+    done
+  done
+  echo "sanitize: ${#runs[@]} runs, $jobs at once (+ the sweep's $sweep_jobs)" >> "$out/sanitize-summary.txt"
   for r in "${runs[@]}"; do
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    while [ "$(jobs -rp | grep -vc "^${sweep_pid:-none}\$")" -ge "$jobs" ]; do wait -n; done
     # shellcheck disable=SC2086
     sanitize_one $r &
   done
   wait
-  if [ -x "$b/tests/cv-sweep-case" ]; then
-    timeout "${TEST_TIMEOUT:-480}" python3 tests/sweep/sweep.py --mode gpu \
-      --case-bin "$b/tests/cv-sweep-case" --jobs "$jobs" \
-      --limit "${SANITIZE_SWEEP:-48}" --timeout 240 --no-serve \
-      --work /tmp/cv-sweep-memcheck --keep --report "$out/sweep-memcheck-report.txt" \
-      --wrap "$cs --tool memcheck --leak-check full --error-exitcode 86" \
-      > "$out/sweep-memcheck.log" 2>&1
-    printf '%-44s rc=%-3d %s\n' sweep-memcheck "$?" \
-      "$(grep -E '^seed [0-9]+:' "$out/sweep-memcheck.log" | tail -1)" >> "$out/sanitize-summary.txt"
-  fi
+  awk '/rc=/ { n++; if ($0 ~ /rc=0 /) ok++; if ($0 ~ /rc=124 /) to++ }
+       END { printf "sanitize total: %d runs, %d rc=0, %d timed out, %d other\n", n, ok, to, n - ok - to }' \
+    "$out/sanitize-summary.txt" >> "$out/sanitize-summary.txt"
   cat "$out/sanitize-summary.txt"
-  grep -qvE 'rc=0 ' "$out/sanitize-summary.txt" && status=1
+  grep -E 'rc=' "$out/sanitize-summary.txt" | grep -qvE 'rc=0 ' && status=1
 fi
 # a matrix file, each line with --repeat and --json added; the table of
 # the JSON at the end
