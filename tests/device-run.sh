@@ -244,8 +244,14 @@ if [ "$what" = sanitize ]; then
   # gets its own counts; racecheck over each CUDA function of test_cvops
   runs=()
   if [ -x "$b/tests/test_cvops" ]; then
+    # each function's cases split over SANITIZE_SHARDS processes
+    # (CVOPS_SHARD=I/N; default 4): racecheck did not finish convolve's
+    # and template matching's small cases in 400 s in one process (H200)
+    shards=${SANITIZE_SHARDS:-4}
     for f in ${SANITIZE_RACECHECK:-$(cuda_test_functions "$b/tests/test_cvops")}; do
-      runs+=("racecheck-$f racecheck $b/tests/test_cvops GST_CHECKS=$f")
+      for i in $(seq 0 $((shards - 1))); do
+        runs+=("racecheck-$f-$i racecheck $b/tests/test_cvops GST_CHECKS=$f CVOPS_SHARD=$i/$shards")
+      done
     done
   fi
   for t in "$b"/tests/test_*; do

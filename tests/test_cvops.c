@@ -34,6 +34,7 @@
 #include <gst/check/gstcheck.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,31 @@ static guint32
 case_seed (void)
 {
   return next_seed++;
+}
+
+/* CVOPS_SHARD=I/N (tests/device-run.sh sanitize: racecheck is too slow to
+ * run every case of an algorithm in one process): this process runs only
+ * the cases whose number (in the order they are made, from 0) is I
+ * modulo N; N processes with I = 0 .. N - 1 run all of them. Unset: all. */
+static gboolean
+case_sharded_out (void)
+{
+  static gint shard = -1, n_shards = 1;
+  static guint n_cases;
+  gboolean out;
+
+  if (shard < 0) {
+    const gchar *e = g_getenv ("CVOPS_SHARD");
+
+    shard = 0;
+    if (e && sscanf (e, "%d/%d", &shard, &n_shards) != 2)
+      g_error ("CVOPS_SHARD=%s: expected I/N", e);
+    if (n_shards < 1 || shard < 0 || shard >= n_shards)
+      g_error ("CVOPS_SHARD=%s: expected 0 <= I < N", e);
+  }
+  out = n_cases % n_shards != (guint) shard;
+  n_cases++;
+  return out;
 }
 
 /* A host plane w x h of pixels of bpp bytes, rows padded by pad bytes
@@ -433,6 +459,8 @@ run_case (Case * c, const Mem * m)
   Queue q;
   int p, st;
 
+  if (case_sharded_out ())
+    return;
   g_print ("  %s\n", c->what);
   memset (&hf, 0, sizeof (hf));
   memset (&df, 0, sizeof (df));
