@@ -443,8 +443,7 @@ cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp, int channels,
       || bpp > 4 || channels < 1 || channels > 3 || channels > bpp
       || n < 1 || n > CV_CONVOLVE_MAX_CHAIN || p->ksize < 1
       || p->ksize > CV_CONVOLVE_MAX_KSIZE || p->ksize % 2 == 0
-      || p->border_mode < CV_BORDER_CONSTANT
-      || p->border_mode > CV_BORDER_REFLECT_101)
+      || !cv_border_mode_valid (p->border_mode))
     return CV_ERROR_INVALID_ARGUMENT;
   for (i = 0; i < n; i++)
     if (p->filters[i] < CV_FILTER_BLUR || p->filters[i] > CV_FILTER_CUSTOM)

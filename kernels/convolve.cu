@@ -48,8 +48,7 @@ cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp, int channels,
   if (w < 1 || h < 1 || dst->width != w || dst->height != h
       || p->n_filters < 1 || p->n_filters > CV_CONVOLVE_MAX_CHAIN
       || p->ksize < 1 || p->ksize > CV_CONVOLVE_MAX_KSIZE || p->ksize % 2 == 0
-      || p->border_mode < CV_BORDER_CONSTANT
-      || p->border_mode > CV_BORDER_REFLECT_101)
+      || !cv_border_mode_valid (p->border_mode))
     return CV_ERROR_INVALID_ARGUMENT;
 
   memset (&g, 0, sizeof (g));

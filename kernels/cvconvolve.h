@@ -40,9 +40,18 @@ typedef enum
 typedef enum
 {
   CV_BORDER_CONSTANT = 0,
-  CV_BORDER_REPLICATE,
-  CV_BORDER_REFLECT_101,
+  CV_BORDER_REPLICATE = 1,
+  CV_BORDER_REFLECT_101 = 4,
 } CvBorderMode;
+
+/* The values are OpenCV's (cv::BorderTypes); its BORDER_REFLECT (2),
+ * BORDER_WRAP (3) and the others are not implemented and refused. */
+static inline int
+cv_border_mode_valid (int mode)
+{
+  return mode == CV_BORDER_CONSTANT || mode == CV_BORDER_REPLICATE
+      || mode == CV_BORDER_REFLECT_101;
+}
 
 #define CV_CONVOLVE_MAX_CHAIN 8
 #define CV_CONVOLVE_MAX_KSIZE 31

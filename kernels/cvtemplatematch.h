@@ -72,11 +72,11 @@ typedef enum
 {
   CV_TM_SQDIFF = 0,
   CV_TM_SQDIFF_NORMED = 1,
-  CV_TM_CCORR_NORMED = 2,
-  CV_TM_CCOEFF_NORMED = 3,
-  CV_TM_CCORR = 4,
-  CV_TM_CCOEFF = 5,
-} CvTemplateMatchMethod;
+  CV_TM_CCORR = 2,
+  CV_TM_CCORR_NORMED = 3,
+  CV_TM_CCOEFF = 4,
+  CV_TM_CCOEFF_NORMED = 5,
+} CvTemplateMatchMethod;     /* OpenCV's values (cv::TemplateMatchModes) */
 
 /* Number of methods (valid methods are 0 .. CV_TM_N_METHODS - 1). */
 #define CV_TM_N_METHODS 6

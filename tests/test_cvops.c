@@ -724,6 +724,10 @@ static const char *chain_names[N_CHAINS] = {
   "8 x custom 9x9 separable", "custom 1x1",
 };
 
+static const int border_modes[] = { CV_BORDER_CONSTANT,
+  CV_BORDER_REPLICATE, CV_BORDER_REFLECT_101
+};
+
 static void
 make_chain (int i, int border, GRand * r, CvConvolveParams * p)
 {
@@ -835,7 +839,7 @@ compare_convolve (const Mem * m, const CvOps * test, gboolean big)
         r = g_rand_new_with_seed (seed);
         memset (&c, 0, sizeof (c));
         memset (&info, 0, sizeof (info));
-        make_chain (i, (s + f + i) % 3, r, &prm);
+        make_chain (i, border_modes[(s + f + i) % 3], r, &prm);
         case_inputs (&c, fmt, w, h, (s + i) % 3, r);
         case_outputs_like_inputs (&c);
         info.width = w;
@@ -1051,7 +1055,7 @@ compare_template_match (const Mem * m, const CvOps * test, gboolean big)
 
           if (f != f0 && s != 2)
             continue;
-          if (sizes[s].big && (tsizes[t][0] != 64 || method == 1
+          if (sizes[s].big && (tsizes[t][0] != 64 || method == CV_TM_SQDIFF_NORMED
                   || method == CV_TM_CCORR))
             continue;
           seed = case_seed ();
@@ -1069,9 +1073,11 @@ compare_template_match (const Mem * m, const CvOps * test, gboolean big)
           prm.match.method = method;
           prm.match.max_matches = (t + method) % 3 == 0 ? 1 :
               (t + method) % 3 == 1 ? 5 : CV_TEMPLATE_MATCH_MAX_MATCHES;
-          prm.match.threshold = method < 2 ? (method == 0 ? -1.0 : 0.3) :
+          prm.match.threshold = method == CV_TM_SQDIFF ? -1.0 :
+              method == CV_TM_SQDIFF_NORMED ? 0.3 :
               method == CV_TM_CCORR ? -1.0 : method == CV_TM_CCOEFF ?
-              (t % 2 ? 0.0 : -1.0) : (method == 3 ? -1.0 : 0.5);
+              (t % 2 ? 0.0 : -1.0) : method == CV_TM_CCOEFF_NORMED ? -1.0 :
+              0.5;
           /* the score map comes from the info: this one is not read */
           prm.match.score_map = 8;
           if (tw > 0 && th > 0) {

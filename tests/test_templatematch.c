@@ -1615,7 +1615,13 @@ cpu_match (const gchar * path, const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * t, int method, guint16 * map16,
     CvTemplateMatchResult * r, void **ws)
 {
-  CvTemplateMatchParams p = { method, 4, -1, 16 };
+  /* the test's method numbers are the property's; the C interface takes
+   * OpenCV's */
+  static const int cv_method[N_METHODS] = { CV_TM_SQDIFF,
+    CV_TM_SQDIFF_NORMED, CV_TM_CCORR_NORMED, CV_TM_CCOEFF_NORMED,
+    CV_TM_CCORR, CV_TM_CCOEFF
+  };
+  CvTemplateMatchParams p = { cv_method[method], 4, -1, 16 };
   CvPlane mp = { (guint8 *) map16, (size_t) src->width * 2, src->width,
     src->height
   };
