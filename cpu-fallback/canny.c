@@ -53,7 +53,7 @@ canny_luma_row (const CvPlane * src, CvLumaLayout l, int y, int r,
 }
 
 /* dx, dy and the magnitude of every pixel */
-static int
+static CvStatus
 canny_gradients (CannyOp * o, const CvPlane * src, int k, int l2,
     const CvExec * exec)
 {
@@ -173,7 +173,7 @@ canny_destroy (void *op)
   free (o);
 }
 
-static int
+static CvStatus
 canny_create (const void *info, void **op)
 {
   CannyOp *o;
@@ -204,7 +204,7 @@ canny_create (const void *info, void **op)
   return CV_OK;
 }
 
-static int
+static CvStatus
 canny_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {

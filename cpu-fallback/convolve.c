@@ -30,7 +30,7 @@
 #include <omp.h>
 #endif
 
-int
+CvStatus
 cv_convolve_params_prepare (CvConvolveParams * p)
 {
   int k, i, j, pi = 0, pj = 0;
@@ -262,7 +262,7 @@ named_row (int kind, const uint8_t * restrict r0, const uint8_t * restrict r1,
   }
 }
 
-static int
+static CvStatus
 run_named (const uint8_t * src, size_t sstride, uint8_t * dst,
     size_t dstride, int w, int h, int bpp, int mode, int kind,
     const uint8_t * keep, size_t kstride, int channels, const CvExec * exec)
@@ -338,7 +338,7 @@ slot_of (int e, int k)
   return s < 0 ? s + k : s;
 }
 
-static int
+static CvStatus
 run_custom (const uint8_t * src, size_t sstride, uint8_t * dst,
     size_t dstride, int w, int h, int bpp, int nc,
     const CvConvolveParams * p, const uint8_t * keep, size_t kstride,
@@ -426,7 +426,7 @@ run_custom (const uint8_t * src, size_t sstride, uint8_t * dst,
   return failed ? CV_ERROR_NO_MEMORY : CV_OK;
 }
 
-int
+CvStatus
 cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp, int channels,
     const CvConvolveParams * p, const CvExec * exec)
 {
@@ -489,7 +489,7 @@ typedef struct
   CvConvolveInfo info;
 } ConvolveOp;
 
-static int
+static CvStatus
 convolve_create (const void *info, void **op)
 {
   ConvolveOp *o;
@@ -507,7 +507,7 @@ convolve_create (const void *info, void **op)
   return CV_OK;
 }
 
-static int
+static CvStatus
 convolve_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {

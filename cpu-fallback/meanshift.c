@@ -180,7 +180,7 @@ write_pixel (uint8_t * px, CvLumaLayout l, uint32_t v)
  * seg. Polls exec's cancel flag in every pass (joining, each merging
  * round, the statistics, the labels and painting): CV_ERROR_CANCELLED,
  * dst and the labels then incomplete. */
-static int
+static CvStatus
 segment (const CvMsCore * k, const CvMeanShiftParams * p, int frame_width,
     const uint32_t * filt, const CvMsPos * pos, CvPlane * dst,
     CvLumaLayout l, CvMeanShiftSegments * seg, const CvExec * exec)
@@ -361,7 +361,7 @@ filter_row (const CvMsSrc * s, const CvMsCore * k, int y,
   }
 }
 
-int
+CvStatus
 cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvMeanShiftParams * params, CvMeanShiftSegments * seg,
     const CvExec * exec)
@@ -485,7 +485,7 @@ typedef struct
                                  * mode */
 } MeanShiftOp;
 
-static int
+static CvStatus
 meanshift_create (const void *info, void **op)
 {
   MeanShiftOp *o;
@@ -503,7 +503,7 @@ meanshift_create (const void *info, void **op)
   return CV_OK;
 }
 
-static int
+static CvStatus
 meanshift_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {

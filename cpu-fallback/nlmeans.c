@@ -291,7 +291,7 @@ tile_run (const Ctx * c, Bufs * b, const CvNlMeansPass * ps, int tx0, int ty0)
   }
 }
 
-static int
+static CvStatus
 cv_nlmeans_cpu_pass (const CvNlMeansPass * ps, const CvNlMeansParams * params,
     double h, const CvExec * exec)
 {
@@ -394,7 +394,7 @@ layout_ok (CvLumaLayout layout)
       && layout.b < layout.bpp);
 }
 
-int
+CvStatus
 cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvNlMeansParams * params, const CvExec * exec)
 {
@@ -486,7 +486,7 @@ ycrcb_pass (CvNlMeansPass * ps, const CvPlane * const *frames, int n,
 
 /* frame c of the converted frames[0 .. n-1] into out (packed RGB): Y with
  * h, Cr and Cb together with h_color (0: kept), converted back */
-static int
+static CvStatus
 denoise_ycrcb (const CvNlMeansInfo * info, const CvPlane * const *frames,
     int n, int c, CvPlane * out, const CvNlMeansParams * p, const CvExec * exec)
 {
@@ -619,7 +619,7 @@ op_leave_history (NlMeansOp * o)
   o->hist = NULL;
 }
 
-static int
+static CvStatus
 nlmeans_create (const void *info, void **op)
 {
   NlMeansOp *o;
@@ -639,7 +639,7 @@ nlmeans_create (const void *info, void **op)
 
 /* frame `centre` of the window frames[0 .. n-1] (centre index c) into out:
  * plane 0 with h, the chroma with h_color (or copied) */
-static int
+static CvStatus
 denoise_window (const CvNlMeansInfo * info, const CvPlane * const *frames,
     int n, int c, CvPlane * out, const CvNlMeansParams * p, const CvExec * exec)
 {
@@ -664,7 +664,7 @@ denoise_window (const CvNlMeansInfo * info, const CvPlane * const *frames,
   return status;
 }
 
-static int
+static CvStatus
 nlmeans_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {

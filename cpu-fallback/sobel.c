@@ -125,7 +125,7 @@ luma_row_r (const CvPlane * src, CvLumaLayout l, int y, int brightness,
   }
 }
 
-static int
+static CvStatus
 sobel_cpu_k (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvSobelParams * params, const CvExec * exec, int k)
 {
@@ -164,7 +164,7 @@ sobel_cpu_k (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
       status;
 }
 
-int
+CvStatus
 cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvSobelParams * params, const CvExec * exec)
 {
@@ -234,7 +234,7 @@ typedef struct
   CvSobelInfo info;
 } SobelOp;
 
-static int
+static CvStatus
 sobel_create (const void *info, void **op)
 {
   SobelOp *o;
@@ -252,7 +252,7 @@ sobel_create (const void *info, void **op)
   return CV_OK;
 }
 
-static int
+static CvStatus
 sobel_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {

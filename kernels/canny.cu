@@ -471,7 +471,7 @@ canny_destroy (void *op)
   free (o);
 }
 
-int
+CvStatus
 canny_create (const void *info, void **op)
 {
   CannyOp *o;
@@ -493,13 +493,14 @@ canny_create (const void *info, void **op)
     e = cudaMalloc (&o->labels, n * sizeof (unsigned));
   if (e != cudaSuccess) {
     canny_destroy (o);
-    return e == cudaErrorMemoryAllocation ? CV_ERROR_NO_MEMORY : (int) e;
+    return e == cudaErrorMemoryAllocation ? CV_ERROR_NO_MEMORY :
+        cv_cuda_status (e);
   }
   *op = o;
   return CV_OK;
 }
 
-int
+CvStatus
 canny_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
@@ -544,7 +545,7 @@ canny_submit (void *op, const CvFrame * frame, const void *params,
   /* neutral chroma of NV12 / I420 output */
   for (int i = 1; i < o->info.n_out_planes; i++) {
     CvPlane pl = frame->out[i];
-    int status = cv_fill_plane_cuda (&pl, o->info.out_pixel_stride[i], 128,
+    CvStatus status = cv_fill_plane_cuda (&pl, o->info.out_pixel_stride[i], 128,
         s);
     if (status != CV_OK)
       return status;

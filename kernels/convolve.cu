@@ -33,7 +33,7 @@ struct Scratch
   size_t size;
 };
 
-extern "C" int
+extern "C" CvStatus
 cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp, int channels,
     const CvConvolveParams * p, void **scratch, void *stream)
 {
@@ -77,7 +77,7 @@ cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp, int channels,
   /* specialised kernels: named chains (convolve-named.cu), one general
    * custom kernel (convolve-custom2d.cu) */
   {
-    int ret;
+    CvStatus ret;
 
     if (cv_conv_named_try (bpp, channels, src->data, src->stride, dst->data,
             dst->stride, w, h, g, st, &ret)
@@ -97,7 +97,8 @@ cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp, int channels,
   {
     Scratch *sc = (Scratch *) * scratch;
     size_t fstride = (size_t) w * bpp, fsize = fstride * h;
-    int n = g.n, ret = CV_OK;
+    int n = g.n;
+    CvStatus ret = CV_OK;
 
     if (!sc) {
       sc = (Scratch *) calloc (1, sizeof (Scratch));
@@ -116,7 +117,7 @@ cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp, int channels,
 
       if (e != cudaSuccess) {
         sc->ptr = NULL;
-        return (int) e;
+        return cv_cuda_status (e);
       }
       sc->size = 2 * fsize;
     }
@@ -159,7 +160,7 @@ struct ConvolveOp
   void *scratch;                /* cv_convolve_cuda's scratch */
 };
 
-int
+CvStatus
 convolve_create (const void *info, void **op)
 {
   ConvolveOp *o;
@@ -177,14 +178,14 @@ convolve_create (const void *info, void **op)
   return CV_OK;
 }
 
-int
+CvStatus
 convolve_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   ConvolveOp *o = (ConvolveOp *) op;
   void *stream = cv_exec_stream (exec);
   CvFrame f;
-  int status = CV_OK;
+  CvStatus status = CV_OK;
 
   if (!o || !params || !cv_convolve_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;

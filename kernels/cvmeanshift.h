@@ -147,8 +147,8 @@ typedef struct
  *          (NULL params, a plane missing or not of the info's sizes,
  *          parameters out of range, ROI not inside the frame, segment mode
  *          with >= 2^32 - 1 pixels), CV_ERROR_NO_MEMORY,
- *          CV_ERROR_CANCELLED (CPU), or (CUDA) the cudaError_t of the
- *          first failing call. */
+ *          CV_ERROR_CANCELLED (CPU), or (CUDA) CV_ERROR_CUDA (the first
+ *          failing call's error kept). */
 typedef struct
 {
   CvLumaLayout layout;

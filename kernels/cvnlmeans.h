@@ -153,8 +153,8 @@ void cv_nlmeans_history_free (CvNlMeansHistory * history);
  *          CV_ERROR_NO_MEMORY. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT
  *          (parameters out of the ranges above, a plane missing or not of
  *          the info's sizes, CUDA: frames beyond the grid limits),
- *          CV_ERROR_NO_MEMORY, CV_ERROR_CANCELLED (CPU), or (CUDA) the
- *          cudaError_t of the first failing call. */
+ *          CV_ERROR_NO_MEMORY, CV_ERROR_CANCELLED (CPU), or (CUDA)
+ *          CV_ERROR_CUDA (the first failing call's error kept). */
 typedef enum
 {
   CV_NLMEANS_RGB_JOINT = 0,

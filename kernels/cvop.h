@@ -74,14 +74,15 @@ typedef struct
  * algorithm's results struct), NULL for algorithms without results; valid
  * once the submit's work is complete (CUDA: the stream has reached it),
  * until the next submit. destroy: frees the operator (CUDA: no work of it
- * may be pending). Every function returns CV_OK, a CV_ERROR_* or (CUDA)
- * the cudaError_t (> 0) of the first failing call. One operator must not
- * be used by two threads at once. */
+ * may be pending). Every function returns a CvStatus (cvimage.h): CV_OK,
+ * a CV_ERROR_*, or (CUDA) CV_ERROR_CUDA with the first failing CUDA call's
+ * error kept beside it. One operator must not be used by two threads at
+ * once. */
 typedef struct
 {
   const char *name;
-  int (*create) (const void *info, void **op);
-  int (*submit) (void *op, const CvFrame * frame, const void *params,
+  CvStatus (*create) (const void *info, void **op);
+  CvStatus (*submit) (void *op, const CvFrame * frame, const void *params,
       const CvExec * exec);
   const void *(*results) (void *op);
   void (*destroy) (void *op);

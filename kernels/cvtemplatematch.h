@@ -207,7 +207,7 @@ cv_template_match_subpixel (const CvTemplateMatch * m, double *sx,
  * the template outside it (sums, count and flat over the mask's pixels;
  * an empty mask is CV_ERROR_INVALID_ARGUMENT).
  * Returns CV_OK or CV_ERROR_INVALID_ARGUMENT. */
-int cv_template_stats (CvTemplate * t);
+CvStatus cv_template_stats (CvTemplate * t);
 
 /* ---- the operator (cvop.h) ----
  * Matches a template in the frame's luma.
@@ -296,13 +296,14 @@ int cv_template_stats (CvTemplate * t);
  *          memory on the GPU, written by an asynchronous copy at the end of
  *          the frame's work): 0 matches after a failed submit.
  * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
- *          CV_ERROR_NO_MEMORY, or (CUDA) the cudaError_t of the pinned
- *          allocation. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL
- *          params, a plane missing or not of the info's sizes, a template
- *          empty or larger than the frame, a bad method or max_matches,
+ *          CV_ERROR_NO_MEMORY, or (CUDA) CV_ERROR_CUDA (the pinned
+ *          allocation's error kept). submit: CV_OK,
+ *          CV_ERROR_INVALID_ARGUMENT (NULL params, a plane missing or not
+ *          of the info's sizes, a template empty or larger than the
+ *          frame, a bad method or max_matches,
  *          CUDA: frames beyond the grid limits), CV_ERROR_NO_MEMORY,
- *          CV_ERROR_CANCELLED (CPU), or (CUDA) the cudaError_t of the
- *          first failing call. */
+ *          CV_ERROR_CANCELLED (CPU), or (CUDA) CV_ERROR_CUDA (the first
+ *          failing call's error kept). */
 typedef struct
 {
   CvLumaLayout layout;

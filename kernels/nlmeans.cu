@@ -723,7 +723,7 @@ cv_nlmeans_cuda_scratch_size (int width, int height, CvLumaLayout layout,
 /* frame c of the window frames[0 .. n-1] (planes read through layout;
  * channels: 1, 2 (packed U, V, 0: the chroma) or 3) into dst with strength
  * hh */
-static int
+static CvStatus
 nlmeans_window (const CvPlane * const *frames, int n, int c,
     CvLumaLayout layout, int channels, double hh, CvPlane * dst,
     const CvNlMeansParams * params, void *scratch, size_t scratch_size,
@@ -768,10 +768,10 @@ nlmeans_window (const CvPlane * const *frames, int n, int c,
     launch_shape < 3, kColorShape.cols, kColorShape.rows > (r, kp, s);
   else
     launch_shape < 1, kGreyShape.cols, kGreyShape.rows > (r, kp, s);
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
-extern "C" int
+extern "C" CvStatus
 cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvNlMeansParams * params, void *scratch, size_t scratch_size,
     void *stream)
@@ -854,20 +854,20 @@ grid_2d (int w, int h)
   return dim3 ((unsigned) cv_div_up (w, 32), (unsigned) cv_div_up (h, 8));
 }
 
-int
+CvStatus
 launch_pack (const Chroma & c, const CvPlane * dst, cudaStream_t s)
 {
   pack_uv <<<grid_2d (c.w, c.h), dim3 (32, 8), 0, s>>> (c.u, c.us, c.v,
       c.vs, c.step, c.w, c.h, dst->data, dst->stride);
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
-int
+CvStatus
 launch_unpack (const CvPlane * src, const Chroma & c, cudaStream_t s)
 {
   unpack_uv <<<grid_2d (c.w, c.h), dim3 (32, 8), 0, s>>> (src->data,
       src->stride, c.u, c.us, c.v, c.vs, c.step, c.w, c.h);
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
 /* the packed chroma: U at byte 0, V at 1, a zero at 2 (the colour kernel's
@@ -921,17 +921,17 @@ ycrcb_to_rgb (const uint8_t * yp, size_t ys, const uint8_t * cp, size_t cs,
     o[la] = ap[(size_t) y * as + (size_t) x * 4 + 3];
 }
 
-int
+CvStatus
 launch_to_ycrcb (const CvPlane * src, CvLumaLayout l, const CvPlane * yp,
     const CvPlane * cp, cudaStream_t s)
 {
   rgb_to_ycrcb <<<grid_2d (yp->width, yp->height), dim3 (32, 8), 0, s>>>
       (src->data, src->stride, l.bpp, l.r, l.g, l.b, cv_layout_fourth_byte (l),
       yp->width, yp->height, yp->data, yp->stride, cp->data, cp->stride);
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
-int
+CvStatus
 launch_from_ycrcb (const CvPlane * yp, const CvPlane * cp,
     const CvPlane * ap, CvLumaLayout l, const CvPlane * dst, cudaStream_t s)
 {
@@ -939,13 +939,13 @@ launch_from_ycrcb (const CvPlane * yp, const CvPlane * cp,
       (yp->data, yp->stride, cp->data, cp->stride, ap->data, ap->stride,
       l.bpp, l.r, l.g, l.b, cv_layout_fourth_byte (l), dst->width, dst->height, dst->data,
       dst->stride);
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
 /* the Y plane's layout: one grey component */
 constexpr CvLumaLayout kGreyLayout = { 1, -1, -1, -1 };
 
-int
+CvStatus
 alloc_plane (CvPlane * p, int w, int h, int bpp)
 {
   size_t pitch = 0;
@@ -955,7 +955,7 @@ alloc_plane (CvPlane * p, int w, int h, int bpp)
       (size_t) w * bpp, (size_t) h);
   if (e != cudaSuccess) {
     p->data = NULL;
-    return (int) e;
+    return cv_cuda_status (e);
   }
   p->stride = pitch;
   p->width = w;
@@ -965,7 +965,7 @@ alloc_plane (CvPlane * p, int w, int h, int bpp)
 
 /* alloc_plane unless p already holds a plane (a retry after a failed
  * allocation keeps the planes it got) */
-int
+CvStatus
 ensure_plane (CvPlane * p, int w, int h, int bpp)
 {
   return p->data ? CV_OK : alloc_plane (p, w, h, bpp);
@@ -1004,12 +1004,12 @@ cuda_ring_free (void *storage)
   free (r);
 }
 
-int
+CvStatus
 cuda_ring_new (const CvNlMeansInfo * info, const CvFrame * f, int n,
     CudaRing ** out)
 {
   CudaRing *r = (CudaRing *) calloc (1, sizeof (CudaRing));
-  int st = CV_OK;
+  CvStatus st = CV_OK;
 
   *out = NULL;
   if (!r)
@@ -1026,8 +1026,8 @@ cuda_ring_new (const CvNlMeansInfo * info, const CvFrame * f, int n,
     if (st == CV_OK && r->ycc)
       st = alloc_plane (&r->uv[i], info->width, info->height, 4);
     if (st == CV_OK)
-      st = (int) cudaEventCreateWithFlags (&r->ev[i],
-          cudaEventDisableTiming);
+      st = cv_cuda_status (cudaEventCreateWithFlags (&r->ev[i],
+          cudaEventDisableTiming));
   }
   if (st != CV_OK) {
     cuda_ring_free (r);
@@ -1064,7 +1064,7 @@ op_leave_history (NlMeansOp * o)
   o->hist = NULL;
 }
 
-int
+CvStatus
 nlmeans_create (const void *info, void **op)
 {
   NlMeansOp *o;
@@ -1082,7 +1082,7 @@ nlmeans_create (const void *info, void **op)
   return CV_OK;
 }
 
-int
+CvStatus
 ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
 {
   size_t need = cv_nlmeans_cuda_scratch_size (o->info.width, o->info.height,
@@ -1117,12 +1117,13 @@ ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
     e = cudaMalloc (&o->scratch, need);
     if (e != cudaSuccess) {
       o->scratch = NULL;
-      return (int) e;
+      return cv_cuda_status (e);
     }
     o->scratch_size = need;
   }
   if (yuv && !(o->uv_out.data && o->uv_in.data)) {
-    int st = ensure_plane (&o->uv_out, f->out[1].width, f->out[1].height, 4);
+    CvStatus st = ensure_plane (&o->uv_out, f->out[1].width,
+        f->out[1].height, 4);
     if (st == CV_OK)
       st = ensure_plane (&o->uv_in, f->out[1].width, f->out[1].height, 4);
     if (st != CV_OK)
@@ -1131,7 +1132,7 @@ ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
   if (ycc && !(o->uv_out.data && o->uv_in.data && o->y_out.data
           && o->y_in.data)) {
     const int w = o->info.width, h = o->info.height;
-    int st = ensure_plane (&o->uv_out, w, h, 4);
+    CvStatus st = ensure_plane (&o->uv_out, w, h, 4);
     if (st == CV_OK)
       st = ensure_plane (&o->uv_in, w, h, 4);
     if (st == CV_OK)
@@ -1147,13 +1148,13 @@ ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
 /* rgb-mode ycrcb: frame c of the converted window (ys: Y planes, ccs:
  * (Cr, Cb, 0, A) planes) into f->out[0]: Y with h, Cr and Cb with h_color
  * (0: kept), converted back with the centre's alpha / padding byte */
-int
+CvStatus
 denoise_ycrcb (NlMeansOp * o, const CvPlane * const *ys,
     const CvPlane * const *ccs, int n, int c, const CvFrame * f,
     const CvNlMeansParams * p, cudaStream_t s)
 {
   const CvPlane *cc = ccs[c];
-  int st = nlmeans_window (ys, n, c, kGreyLayout, 1, p->h, &o->y_out, p,
+  CvStatus st = nlmeans_window (ys, n, c, kGreyLayout, 1, p->h, &o->y_out, p,
       o->scratch, o->scratch_size, s);
 
   if (st == CV_OK && p->h_color > 0) {
@@ -1169,14 +1170,14 @@ denoise_ycrcb (NlMeansOp * o, const CvPlane * const *ys,
 
 /* frame c of the window: plane 0 (frames0) with h, the chroma (packed
  * frames uv, NULL: the planes of `in`) with h_color, or copied */
-int
+CvStatus
 denoise_window (NlMeansOp * o, const CvPlane * const *frames0,
     const CvPlane * const *uv, int n, int c, const CvFrame * f,
     const CvNlMeansParams * p, cudaStream_t s)
 {
   const CvNlMeansInfo *info = &o->info;
   CvPlane out0 = f->out[0];
-  int st = nlmeans_window (frames0, n, c, info->layout,
+  CvStatus st = nlmeans_window (frames0, n, c, info->layout,
       info->layout.bpp == 1 ? 1 : 3, p->h, &out0, p, o->scratch,
       o->scratch_size, s);
 
@@ -1213,7 +1214,7 @@ denoise_window (NlMeansOp * o, const CvPlane * const *frames0,
   return st;
 }
 
-int
+CvStatus
 nlmeans_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
@@ -1223,7 +1224,7 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
   const CvPlane *f0[CV_NLMEANS_MAX_TEMPORAL], *fuv[CV_NLMEANS_MAX_TEMPORAL];
   CvNlMeansHistory *hist;
   CudaRing *ring;
-  int st;
+  CvStatus st;
 
   if (!o || !cv_nlmeans_params_valid (p) || !frame)
     return CV_ERROR_INVALID_ARGUMENT;
@@ -1277,15 +1278,15 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
       st = launch_to_ycrcb (&frame->in[0], o->info.layout, &ring->plane0[e],
           &ring->uv[e], s);
     else
-      st = (int) cudaMemcpy2DAsync (ring->plane0[e].data,
+      st = cv_cuda_status (cudaMemcpy2DAsync (ring->plane0[e].data,
           ring->plane0[e].stride, frame->in[0].data, frame->in[0].stride,
           (size_t) o->info.width * o->info.layout.bpp, o->info.height,
-          cudaMemcpyDeviceToDevice, s);
+          cudaMemcpyDeviceToDevice, s));
     if (st == CV_OK && ring->yuv)
       st = launch_pack (chroma_of (frame->in, o->info.n_planes),
           &ring->uv[e], s);
     if (st == CV_OK)
-      st = (int) cudaEventRecord (ring->ev[e], s);
+      st = cv_cuda_status (cudaEventRecord (ring->ev[e], s));
     if (st != CV_OK)
       return st;
     ring->index[e] = p->store;
@@ -1299,7 +1300,7 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
     if (ring->index[e] != k)
       return CV_ERROR_INVALID_ARGUMENT;   /* not stored (or overwritten) */
     /* stored by another frame's stream: wait for its copy */
-    st = (int) cudaStreamWaitEvent (s, ring->ev[e], 0);
+    st = cv_cuda_status (cudaStreamWaitEvent (s, ring->ev[e], 0));
     if (st != CV_OK)
       return st;
     f0[i] = &ring->plane0[e];

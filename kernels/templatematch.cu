@@ -970,7 +970,7 @@ launch_corr (int path, const uint8_t * img, size_t ls, int w, int h,
 
 }                               /* namespace */
 
-extern "C" int
+extern "C" CvStatus
 cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, int n_templ, const CvTemplateMatchParams * p,
     CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
@@ -1216,7 +1216,7 @@ template_match_destroy (void *op)
   free (o);
 }
 
-int
+CvStatus
 template_match_create (const void *info, void **op)
 {
   TemplateMatchOp *o;
@@ -1237,14 +1237,14 @@ template_match_create (const void *info, void **op)
   if (e != cudaSuccess) {
     o->result = NULL;
     template_match_destroy (o);
-    return (int) e;
+    return cv_cuda_status (e);
   }
   memset (o->result, 0, sizeof (CvTemplateMatchResult));
   *op = o;
   return CV_OK;
 }
 
-int
+CvStatus
 template_match_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {

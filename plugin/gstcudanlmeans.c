@@ -219,7 +219,7 @@ gst_cuda_nl_means_get_params (GstCudaVisionBase * base, gpointer params)
 /* Documented fallbacks and costly settings, on the bus: a patch larger
  * than the frame (once per caps), and the estimated cost per frame (once
  * per setting and frame size, above 1 s). */
-static int
+static CvStatus
 gst_cuda_nl_means_prepare_frame (GstCudaVisionBase * base,
     GstCudaVisionFrame * frame)
 {

@@ -128,8 +128,10 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
   g_free (reason);
   /* the tests' asynchronous stand-in for a GPU (gstcvbackend-cpu.c) */
   if (be == &gst_cv_backend_cpu
-      && g_getenv ("CUDAVISION_TEST_COMPLETION_DELAY_US"))
+      && g_getenv ("CUDAVISION_TEST_COMPLETION_DELAY_US")) {
     be = &gst_cv_backend_cpu_delayed;
+    (void) be->open (self, device_id, NULL);    /* cannot fail */
+  }
 
   g_atomic_int_set (&priv->cancel, 0);
   if (!gst_cv_scheduler_start (priv->sched, be, depth)) {

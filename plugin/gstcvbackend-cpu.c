@@ -18,14 +18,14 @@ cpu_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
   return TRUE;
 }
 
-static int
+static CvStatus
 cpu_submit (GstCudaVisionBase * self, GstCvSlot * s)
 {
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
   gint64 t0 = g_get_monotonic_time ();
   CvFrame frame;
   CvExec exec;
-  int status;
+  CvStatus status;
 
   if (!s->op) {
     status = priv->ops->create (priv->op_info, &s->op);
@@ -48,12 +48,12 @@ cpu_submit (GstCudaVisionBase * self, GstCvSlot * s)
   return status;
 }
 
-static gboolean
+static CvStatus
 cpu_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
 {
   ms[0] = ms[2] = 0;
   ms[1] = s->cpu_ms;
-  return TRUE;
+  return CV_OK;
 }
 
 static void
@@ -80,7 +80,11 @@ const GstCvBackend gst_cv_backend_cpu = {
  * later (wait () sleeps until then; sync () too: a frame dropped on flush
  * is waited for, as the device's are). It runs the scheduler's output
  * thread, back-pressure, drains and flushes exactly as the CUDA backend
- * does; its outputs are the CPU backend's. */
+ * does; its outputs are the CPU backend's.
+ * CUDAVISION_TEST_FAIL_FRAME="submit:N" or "wait:N" makes the N-th frame
+ * since start (0 = the first) fail there, as a device error would:
+ * submit without recording an error (the base posts one made from the
+ * status), wait with an error recorded (the base posts that one). */
 static gint64
 completion_delay_us (void)
 {
@@ -90,11 +94,44 @@ completion_delay_us (void)
   return CLAMP (d, 0, 10 * G_USEC_PER_SEC);
 }
 
-static int
+typedef struct
+{
+  guint64 frames;               /* submitted since open */
+  gint64 fail_frame;            /* CUDAVISION_TEST_FAIL_FRAME, -1: none */
+  gboolean fail_in_wait;
+} DelayedState;
+
+static gboolean
+delayed_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
+{
+  DelayedState *d = g_new0 (DelayedState, 1);
+  const gchar *v = g_getenv ("CUDAVISION_TEST_FAIL_FRAME");
+
+  d->fail_frame = -1;
+  if (v && (g_str_has_prefix (v, "submit:") || g_str_has_prefix (v, "wait:"))) {
+    d->fail_in_wait = v[0] == 'w';
+    d->fail_frame = g_ascii_strtoll (strchr (v, ':') + 1, NULL, 10);
+  }
+  GST_CV_PRIV (self)->be_state = d;
+  return TRUE;
+}
+
+static void
+delayed_close (GstCudaVisionBase * self)
+{
+  g_clear_pointer (&GST_CV_PRIV (self)->be_state, g_free);
+}
+
+static CvStatus
 delayed_submit (GstCudaVisionBase * self, GstCvSlot * s)
 {
-  int status = cpu_submit (self, s);
+  DelayedState *d = GST_CV_PRIV (self)->be_state;
+  CvStatus status;
 
+  s->fail = d->fail_frame >= 0 && d->frames++ == (guint64) d->fail_frame;
+  if (s->fail && !d->fail_in_wait)
+    return CV_ERROR_NO_MEMORY;
+  status = cpu_submit (self, s);
   s->complete_at = g_get_monotonic_time () + completion_delay_us ();
   return status;
 }
@@ -108,14 +145,20 @@ delayed_sync (GstCudaVisionBase * self, GstCvSlot * s)
     g_usleep (left);
 }
 
-static gboolean
+static CvStatus
 delayed_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
 {
   delayed_sync (self, s);
+  if (s->fail)
+    return GST_CV_RECORD_ERROR (self, CV_ERROR_NO_MEMORY, RESOURCE,
+        NO_SPACE_LEFT, g_strdup ("Test double: the frame failed in wait"),
+        g_strdup_printf ("CUDAVISION_TEST_FAIL_FRAME=%s",
+            g_getenv ("CUDAVISION_TEST_FAIL_FRAME")));
   return cpu_wait (self, s, ms);
 }
 
 const GstCvBackend gst_cv_backend_cpu_delayed = {
-  "cpu", GST_CUDA_VISION_BACKEND_CPU, TRUE, NULL, NULL, cpu_open, NULL, NULL,
-  NULL, delayed_submit, delayed_wait, delayed_sync, cpu_slot_free
+  "cpu", GST_CUDA_VISION_BACKEND_CPU, TRUE, NULL, NULL, delayed_open,
+  delayed_close, NULL, NULL, delayed_submit, delayed_wait, delayed_sync,
+  cpu_slot_free
 };

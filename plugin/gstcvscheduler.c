@@ -97,18 +97,25 @@ struct _GstCvScheduler
                                  * its wait (counted with the next one) */
 };
 
+/* A frame's status other than CV_OK: the one place its error is posted
+ * (the error the backend or the subclass recorded in this thread, else
+ * one made from the status); cancelled frames are flushing. */
 static GstFlowReturn
-status_failed (GstCudaVisionBase * self, int status, const gchar * where)
+status_failed (GstCudaVisionBase * self, CvStatus status, const gchar * where)
 {
   if (status == CV_ERROR_CANCELLED) {
     GST_DEBUG_OBJECT (self, "frame cancelled (flushing or stopping)");
+    gst_cv_clear_frame_error ();
     return GST_FLOW_FLUSHING;
   }
-  if (status != GST_CUDA_VISION_ERROR_POSTED)
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Processing the frame on the %s failed: %s", where,
-            gst_cuda_vision_status_string (status)), ("status %d", status));
+  gst_cv_post_frame_error (self, status, where);
   return GST_FLOW_ERROR;
+}
+
+static const gchar *
+backend_where (GstCvScheduler * sc)
+{
+  return sc->be->kind == GST_CUDA_VISION_BACKEND_CPU ? "CPU" : "GPU";
 }
 
 /* results of the output thread that stay until a flush or stop: upstream
@@ -448,7 +455,7 @@ submit_frame (GstCvScheduler * sc, GstBuffer * inbuf, GstBuffer * metabuf,
   GstBuffer *outbuf = NULL, *src = metabuf ? metabuf : inbuf;
   GstCudaVisionFrame frame;
   GstCvSlot *s = NULL;
-  int status;
+  CvStatus status;
   gint64 t_enter = g_get_monotonic_time (), t_start;
 
   CV_TRACE_PUSH ("cv:slot");
@@ -515,15 +522,14 @@ submit_frame (GstCvScheduler * sc, GstBuffer * inbuf, GstBuffer * metabuf,
     frame_view (sc, s, &frame);
     status = klass->prepare_frame (self, &frame);
     if (status != CV_OK)
-      ret = status_failed (self, status, sc->be->name);
+      ret = status_failed (self, status, backend_where (sc));
   }
   if (ret == GST_FLOW_OK) {
     CV_TRACE_PUSH ("cv:backend-submit");
     status = sc->be->submit (self, s);
     CV_TRACE_POP ();
     if (status != CV_OK)
-      ret = status_failed (self, status, sc->be->kind ==
-          GST_CUDA_VISION_BACKEND_CPU ? "CPU" : "GPU");
+      ret = status_failed (self, status, backend_where (sc));
   }
   if (ret != GST_FLOW_OK)
     goto failed;
@@ -606,12 +612,14 @@ complete (GstCvScheduler * sc, GstCvSlot * s, GstBuffer ** outbuf)
   gdouble ms[3] = { 0, 0, 0 }, latency;
   gint64 t0 = g_get_monotonic_time (), t1;
   gboolean output = !(s->store >= 0 && s->centre < 0);
+  CvStatus status;
 
   *outbuf = NULL;
   CV_TRACE_PUSH ("cv:wait");
-  if (!sc->be->wait (self, s, ms)) {
+  status = sc->be->wait (self, s, ms);
+  if (status != CV_OK) {
     CV_TRACE_POP ();
-    return GST_FLOW_ERROR;
+    return status_failed (self, status, backend_where (sc));
   }
   CV_TRACE_POP ();
   CV_TRACE_PUSH ("cv:finish");

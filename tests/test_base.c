@@ -383,6 +383,110 @@ GST_START_TEST (test_downstream_flow_returns)
 
 GST_END_TEST;
 
+/* A frame that fails in the backend: one error on the bus, posted by the
+ * base (the one place), with what the backend recorded (wait) or made
+ * from the status (submit, nothing recorded), GST_FLOW_ERROR upstream;
+ * the frames before it delivered, none after an output thread's error.
+ * The asynchronous test double fails the frame it is told to
+ * (CUDAVISION_TEST_FAIL_FRAME):
+ * frame 3 fails in the streaming thread (submit) or in the output thread
+ * (wait). */
+static GstMessage *
+pop_error (GstBus * bus, guint * n)
+{
+  GstMessage *m, *first = NULL;
+
+  *n = 0;
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    if (!first)
+      first = m;
+    else
+      gst_message_unref (m);
+    (*n)++;
+  }
+  return first;
+}
+
+GST_START_TEST (test_frame_error_posted_once)
+{
+  const gchar *where[] = { "submit:3", "wait:3" };
+  guint w;
+
+  if (cvtest_backend_is_cuda () || !is_async ()) {
+    GST_INFO ("the failing frames are the asynchronous test double's");
+    return;
+  }
+  for (w = 0; w < G_N_ELEMENTS (where); w++) {
+    gboolean in_wait = where[w][0] == 'w';
+    GstBus *bus = gst_bus_new ();
+    GstHarness *h;
+    GstMessage *m;
+    GError *err = NULL;
+    gchar *debug = NULL;
+    GstFlowReturn ret = GST_FLOW_OK;
+    gint64 until;
+    guint i, n;
+
+    g_setenv ("CUDAVISION_TEST_FAIL_FRAME", where[w], TRUE);
+    h = harness_with_depth (2, GST_VIDEO_FORMAT_GRAY8, 32, 8);
+    gst_element_set_bus (h->element, bus);
+    gst_pad_set_chain_function (h->sinkpad, downstream_chain);
+    g_atomic_int_set (&downstream_buffers, 0);
+    g_atomic_int_set (&downstream_ret, GST_FLOW_OK);
+    for (i = 0; i < 3; i++)
+      fail_unless_equals_int (gst_harness_push (h, step_frame
+              (GST_VIDEO_FORMAT_GRAY8, 32, 8, i + 1)), GST_FLOW_OK);
+    ret = gst_harness_push (h, step_frame (GST_VIDEO_FORMAT_GRAY8, 32, 8, 4));
+    if (in_wait) {
+      /* queued: the output thread meets the failure, upstream hears of
+       * it from the next submissions on */
+      fail_unless_equals_int (ret, GST_FLOW_OK);
+      until = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+      while (ret == GST_FLOW_OK && g_get_monotonic_time () < until) {
+        g_usleep (1000);
+        ret = gst_harness_push (h, step_frame (GST_VIDEO_FORMAT_GRAY8, 32,
+                8, 5));
+      }
+    }
+    fail_unless_equals_int (ret, GST_FLOW_ERROR);
+    /* after an error of the output thread every frame is refused until a
+     * flush; a submission's error is that frame's only (as on the CPU) */
+    fail_unless_equals_int (gst_harness_push (h, step_frame
+            (GST_VIDEO_FORMAT_GRAY8, 32, 8, 6)), in_wait ? GST_FLOW_ERROR :
+        GST_FLOW_OK);
+    wait_downstream (in_wait ? 3 : 4);
+    g_usleep (20000);
+    fail_unless_equals_int (g_atomic_int_get (&downstream_buffers),
+        in_wait ? 3 : 4);
+
+    m = pop_error (bus, &n);
+    fail_unless_equals_int (n, 1);
+    gst_message_parse_error (m, &err, &debug);
+    if (in_wait) {
+      fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+              GST_RESOURCE_ERROR_NO_SPACE_LEFT), "%s", err->message);
+      fail_unless_equals_string (err->message,
+          "Test double: the frame failed in wait");
+      fail_unless (debug && strstr (debug, "CUDAVISION_TEST_FAIL_FRAME="
+              "wait:3"), "debug: %s", GST_STR_NULL (debug));
+    } else {
+      fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+              GST_LIBRARY_ERROR_FAILED), "%s", err->message);
+      fail_unless_equals_string (err->message,
+          "Processing the frame on the CPU failed: out of memory");
+    }
+    g_clear_error (&err);
+    g_free (debug);
+    gst_message_unref (m);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+    g_unsetenv ("CUDAVISION_TEST_FAIL_FRAME");
+  }
+}
+
+GST_END_TEST;
+
 /* NULL while downstream blocks: a paused (prerolled) sink behind a full
  * queue holds the element's output, its streaming thread waits for a
  * slot; setting the pipeline to NULL must return and release every
@@ -1295,6 +1399,7 @@ base_suite (void)
   tcase_add_test (tc, test_pad_templates);
   tcase_add_test (tc, test_output_memory);
   tcase_add_test (tc, test_stream_priority);
+  tcase_add_test (tc, test_frame_error_posted_once);
   return s;
 }
 

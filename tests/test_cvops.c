@@ -1055,8 +1055,8 @@ compare_template_match (const Mem * m, const CvOps * test, gboolean big)
 
           if (f != f0 && s != 2)
             continue;
-          if (sizes[s].big && (tsizes[t][0] != 64 || method == CV_TM_SQDIFF_NORMED
-                  || method == CV_TM_CCORR))
+          if (sizes[s].big && (tsizes[t][0] != 64
+                  || method == CV_TM_SQDIFF_NORMED || method == CV_TM_CCORR))
             continue;
           seed = case_seed ();
           r = g_rand_new_with_seed (seed);
@@ -1076,8 +1076,7 @@ compare_template_match (const Mem * m, const CvOps * test, gboolean big)
           prm.match.threshold = method == CV_TM_SQDIFF ? -1.0 :
               method == CV_TM_SQDIFF_NORMED ? 0.3 :
               method == CV_TM_CCORR ? -1.0 : method == CV_TM_CCOEFF ?
-              (t % 2 ? 0.0 : -1.0) : method == CV_TM_CCOEFF_NORMED ? -1.0 :
-              0.5;
+              (t % 2 ? 0.0 : -1.0) : method == CV_TM_CCOEFF_NORMED ? -1.0 : 0.5;
           /* the score map comes from the info: this one is not read */
           prm.match.score_map = 8;
           if (tw > 0 && th > 0) {
@@ -1794,6 +1793,42 @@ static const CvOps *cuda_tables[] = {
 };
 #endif
 
+/* The one status type: CV_ERROR_CUDA keeps the CUDA error beside it, in
+ * the thread that met it only; the strings. */
+static gpointer
+other_thread_cuda_error (gpointer data)
+{
+  return GINT_TO_POINTER (cv_status_cuda_error ());
+}
+
+GST_START_TEST (test_status)
+{
+  GThread *t;
+
+  fail_unless_equals_int (cv_status_set_cuda_error (0), CV_OK);
+  fail_unless_equals_int (cv_status_set_cuda_error (2), CV_ERROR_CUDA);
+  fail_unless_equals_int (cv_status_cuda_error (), 2);
+  /* a success keeps the last error */
+  fail_unless_equals_int (cv_status_set_cuda_error (0), CV_OK);
+  fail_unless_equals_int (cv_status_cuda_error (), 2);
+  t = g_thread_new ("status", other_thread_cuda_error, NULL);
+  fail_unless_equals_int (GPOINTER_TO_INT (g_thread_join (t)), 0);
+  fail_unless_equals_int (cv_status_set_cuda_error (700), CV_ERROR_CUDA);
+  fail_unless_equals_int (cv_status_cuda_error (), 700);
+  fail_unless_equals_string (cv_status_string (CV_OK), "success");
+  fail_unless_equals_string (cv_status_string (CV_ERROR_INVALID_ARGUMENT),
+      "invalid argument");
+  fail_unless_equals_string (cv_status_string (CV_ERROR_NO_MEMORY),
+      "out of memory");
+  fail_unless_equals_string (cv_status_string (CV_ERROR_CANCELLED),
+      "cancelled");
+  fail_unless_equals_string (cv_status_string (CV_ERROR_CUDA), "CUDA error");
+  fail_unless_equals_string (cv_status_string ((CvStatus) 42),
+      "unknown status");
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_tables)
 {
   guint a;
@@ -2422,6 +2457,7 @@ cvops_suite (gboolean cuda)
   tcase_set_timeout (tc, 900);
   if (!cuda) {
     tcase_add_test (tc, test_tables);
+    tcase_add_test (tc, test_status);
     tcase_add_test (tc, test_create_checks);
     tcase_add_test (tc, test_frame_checks);
     tcase_add_test (tc, test_results);
@@ -2439,6 +2475,7 @@ cvops_suite (gboolean cuda)
 #ifdef HAVE_CUDA
   if (cuda) {
     tcase_add_test (tc, test_tables);
+    tcase_add_test (tc, test_status);
     tcase_add_test (tc, test_cuda_checks);
     tcase_add_test (tc, test_cuda_sobel);
     tcase_add_test (tc, test_cuda_sobel_kernels);
