@@ -17,6 +17,10 @@
 #                                            wait-mode, --repeat 5; an nsys
 #                                            profile with NVTX ranges when
 #                                            nsys is there)
+#   tests/device-run.sh BUILD_DIR profile   (issue #24: the host's CPU time
+#                                            per frame by function,
+#                                            gperftools' sampler; see the
+#                                            mode's comment)
 #   tests/device-run.sh BUILD_DIR streams   (issue #15: 1..64 streams in one
 #                                            process, --repeat 5)
 #   tests/device-run.sh BUILD_DIR priority  (issue #15: 16 streams, stream 0
@@ -263,6 +267,41 @@ if [ "$what" = hostpath ]; then
     grep -A14 -iE 'nvtx' "$out/hostpath-nsys-stats.txt" | head -30
   else
     echo "hostpath: no nsys here: no NVTX profile (the per-stage host times are in hostpath.log)"
+  fi
+fi
+if [ "$what" = profile ]; then
+  # where the host's CPU time per frame goes (issue #24), without nsys:
+  # gperftools' sampling profiler (SIGPROF at 4 kHz over every thread of
+  # the process) preloaded into cudavision-bench, for the cases of
+  # PROFILE_CASES (default: cudasobel 1080p NV12 in CUDA memory, with and
+  # without post-stats, and GRAY8 pinned), 4 s each; with AB_BASE=DIR the
+  # first case also with the plugin in DIR. The libraries come from
+  # tests/bench/prepare-profiler.sh (PROFILER_DIR, default .prof; carry
+  # it). Read a profile where the build is, with the unstripped plugin:
+  #   google-pprof --text BUILD/tests/cudavision-bench OUT/prof-LABEL.prof
+  pdir=${PROFILER_DIR:-.prof}
+  if [ ! -f "$pdir/libprofiler.so.0" ]; then
+    echo "profile: no $pdir/libprofiler.so.0 (tests/bench/prepare-profiler.sh makes it)"
+    status=1
+  else
+    preload=$PWD/$pdir/libprofiler.so.0
+    [ -f "$pdir/libunwind.so.8" ] && preload=$preload:$PWD/$pdir/libunwind.so.8
+    prof_case() {  # prof_case LABEL PLUGIN_DIR BENCH-ARGS...
+      local label=$1 plugdir=$2
+      shift 2
+      GST_PLUGIN_PATH=$plugdir GST_REGISTRY=/tmp/cudavision-prof-$label.bin \
+        CPUPROFILE="$out/prof-$label.prof" CPUPROFILE_FREQUENCY=4000 \
+        LD_PRELOAD=$preload timeout 90 "$b/tests/cudavision-bench" "$@" \
+        --no-floor > "$out/prof-$label.log" 2>&1
+      echo "profile $label: rc=$? $(grep RESULT "$out/prof-$label.log" | grep -oE ' (fps|cpu_us)=[^ ]*' | tr -d '\n')"
+      grep -E '^host ' "$out/prof-$label.log" | tail -1
+    }
+    prof_case nv12-cuda "$PWD/$b/plugin" -e cudasobel -f NV12 -i cuda -s 4
+    [ -n "${AB_BASE:-}" ] && prof_case base-nv12-cuda "$PWD/$AB_BASE" \
+      -e cudasobel -f NV12 -i cuda -s 4
+    prof_case nv12-cuda-nostats "$PWD/$b/plugin" -e cudasobel -f NV12 -i cuda \
+      -s 4 --no-stats
+    prof_case gray8-pinned "$PWD/$b/plugin" -e cudasobel -f GRAY8 -i pinned -s 4
   fi
 fi
 if [ "$what" = streams ]; then
