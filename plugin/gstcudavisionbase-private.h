@@ -135,6 +135,11 @@ struct _GstCvBackend
   void (*sync) (GstCudaVisionBase * self, GstCvSlot * s);
   /* Free the slot's operator and backend state. */
   void (*slot_free) (GstCudaVisionBase * self, GstCvSlot * s);
+  /* Make the slot's operator for the negotiated info (priv->op_info) if
+   * it has none: at negotiation for the first pipeline-depth slots, at
+   * their first frame for slots added later. CV_OK or the status (what
+   * failed recorded). */
+  CvStatus (*create_op) (GstCudaVisionBase * self, GstCvSlot * s);
 };
 
 extern const GstCvBackend gst_cv_backend_cpu;
@@ -151,23 +156,27 @@ extern const GstCvBackend *const gst_cv_backend_cuda;
 void gst_cv_properties_install (GObjectClass * gobject_class);
 void gst_cv_properties_init (GstCudaVisionBase * self);
 
-/* the timing fields of a frame message */
 /* A frame's error (gstcvmessages.c): recorded in the thread that meets it
  * (text, debug taken; GST_CV_RECORD_ERROR adds the source location) and
  * returned as status; posted by the base in the same thread with
  * gst_cv_post_frame_error () (the recorded error, else one made from
  * status and where: "CPU", "GPU"), the one place frame errors are
- * posted. gst_cv_pending_status (): the recorded error's status, else
- * fallback. */
+ * posted. gst_cv_pending_status (): the status of the error self
+ * recorded (in this thread, not posted yet), else fallback. */
 #define GST_CV_RECORD_ERROR(self, status, domain, code, text, debug) \
   gst_cuda_vision_base_record_error ((self), (status), \
       GST_ ## domain ## _ERROR, GST_ ## domain ## _ERROR_ ## code, (text), \
       (debug), __FILE__, GST_FUNCTION, __LINE__)
-CvStatus gst_cv_pending_status (CvStatus fallback);
+CvStatus gst_cv_pending_status (GstCudaVisionBase * self,
+    CvStatus fallback);
 void gst_cv_clear_frame_error (void);
 void gst_cv_post_frame_error (GstCudaVisionBase * self, CvStatus status,
     const gchar * where);
+/* The same for a failure to set up the operators at negotiation. */
+void gst_cv_post_setup_error (GstCudaVisionBase * self, CvStatus status,
+    const gchar * where);
 
+/* the timing fields of a frame message */
 void gst_cv_set_frame_times (GstCudaVisionBase * self, GstStructure * s,
     GstClockTime pts, GstClockTime duration);
 

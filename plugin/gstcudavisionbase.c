@@ -239,6 +239,15 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   /* frames of these caps pass the input buffer on, or not, whatever the
    * subclass asks for the next negotiation */
   priv->output_is_input = g_atomic_int_get (&priv->want_output_is_input);
+  /* the operators are made now, for these caps: one that cannot be made
+   * refuses them (posted once per caps: a refused CAPS event comes again
+   * with every buffer) */
+  if (!gst_cv_scheduler_create_operators (priv->sched,
+          !priv->refused_caps || !gst_caps_is_equal (priv->refused_caps,
+              incaps))) {
+    gst_caps_replace (&priv->refused_caps, incaps);
+    return FALSE;
+  }
   priv->negotiated = TRUE;
   /* the lookahead's latency is in frame durations */
   if ((fps_changed && lookahead > 0)

@@ -19,6 +19,20 @@ cpu_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
 }
 
 static CvStatus
+cpu_create_op (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+  CvStatus status;
+
+  if (s->op)
+    return CV_OK;
+  status = priv->ops->create (priv->op_info, &s->op);
+  if (status != CV_OK)
+    s->op = NULL;
+  return status;
+}
+
+static CvStatus
 cpu_submit (GstCudaVisionBase * self, GstCvSlot * s)
 {
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
@@ -27,13 +41,9 @@ cpu_submit (GstCudaVisionBase * self, GstCvSlot * s)
   CvExec exec;
   CvStatus status;
 
-  if (!s->op) {
-    status = priv->ops->create (priv->op_info, &s->op);
-    if (status != CV_OK) {
-      s->op = NULL;
-      return status;
-    }
-  }
+  status = cpu_create_op (self, s);
+  if (status != CV_OK)
+    return status;
   memset (&frame, 0, sizeof (frame));
   gst_cuda_vision_frame_planes (&s->in_frame, frame.in);
   if (s->out_mapped)
@@ -71,7 +81,7 @@ cpu_slot_free (GstCudaVisionBase * self, GstCvSlot * s)
 
 const GstCvBackend gst_cv_backend_cpu = {
   "cpu", GST_CUDA_VISION_BACKEND_CPU, FALSE, NULL, NULL, cpu_open, NULL, NULL,
-  NULL, cpu_submit, cpu_wait, cpu_sync, cpu_slot_free
+  NULL, cpu_submit, cpu_wait, cpu_sync, cpu_slot_free, cpu_create_op
 };
 
 /* The tests' stand-in for an asynchronous backend (a GPU) on machines
@@ -84,7 +94,8 @@ const GstCvBackend gst_cv_backend_cpu = {
  * CUDAVISION_TEST_FAIL_FRAME="submit:N" or "wait:N" makes the N-th frame
  * since start (0 = the first) fail there, as a device error would:
  * submit without recording an error (the base posts one made from the
- * status), wait with an error recorded (the base posts that one). */
+ * status), wait with an error recorded (the base posts that one);
+ * "create" makes every operator's creation fail (an error recorded). */
 static gint64
 completion_delay_us (void)
 {
@@ -99,7 +110,10 @@ typedef struct
   guint64 frames;               /* submitted since open */
   gint64 fail_frame;            /* CUDAVISION_TEST_FAIL_FRAME, -1: none */
   gboolean fail_in_wait;
+  gboolean fail_create;
 } DelayedState;
+
+static CvStatus delayed_create_op (GstCudaVisionBase * self, GstCvSlot * s);
 
 static gboolean
 delayed_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
@@ -108,6 +122,7 @@ delayed_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
   const gchar *v = g_getenv ("CUDAVISION_TEST_FAIL_FRAME");
 
   d->fail_frame = -1;
+  d->fail_create = g_strcmp0 (v, "create") == 0;
   if (v && (g_str_has_prefix (v, "submit:") || g_str_has_prefix (v, "wait:"))) {
     d->fail_in_wait = v[0] == 'w';
     d->fail_frame = g_ascii_strtoll (strchr (v, ':') + 1, NULL, 10);
@@ -131,7 +146,9 @@ delayed_submit (GstCudaVisionBase * self, GstCvSlot * s)
   s->fail = d->fail_frame >= 0 && d->frames++ == (guint64) d->fail_frame;
   if (s->fail && !d->fail_in_wait)
     return CV_ERROR_NO_MEMORY;
-  status = cpu_submit (self, s);
+  status = delayed_create_op (self, s);
+  if (status == CV_OK)
+    status = cpu_submit (self, s);
   s->complete_at = g_get_monotonic_time () + completion_delay_us ();
   return status;
 }
@@ -157,8 +174,20 @@ delayed_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
   return cpu_wait (self, s, ms);
 }
 
+static CvStatus
+delayed_create_op (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  DelayedState *d = GST_CV_PRIV (self)->be_state;
+
+  if (!s->op && d->fail_create)
+    return GST_CV_RECORD_ERROR (self, CV_ERROR_NO_MEMORY, LIBRARY, INIT,
+        g_strdup ("Test double: the operator could not be created"),
+        g_strdup ("CUDAVISION_TEST_FAIL_FRAME=create"));
+  return cpu_create_op (self, s);
+}
+
 const GstCvBackend gst_cv_backend_cpu_delayed = {
   "cpu", GST_CUDA_VISION_BACKEND_CPU, TRUE, NULL, NULL, delayed_open,
   delayed_close, NULL, NULL, delayed_submit, delayed_wait, delayed_sync,
-  cpu_slot_free
+  cpu_slot_free, delayed_create_op
 };

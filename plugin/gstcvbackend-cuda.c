@@ -177,6 +177,38 @@ cuda_priority_level (GstCudaVisionBase * self)
   return g_atomic_int_get (&cuda_backend (self)->level_used);
 }
 
+/* slot s's operator, with the context current */
+static CvStatus
+create_op_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+  CvStatus status;
+
+  if (s->op)
+    return CV_OK;
+  status = priv->ops->create (priv->op_info, &s->op);
+  if (status != CV_OK) {
+    s->op = NULL;
+    if (status == CV_ERROR_CUDA)
+      (void) cudaGetLastError ();
+  }
+  return status;
+}
+
+static CvStatus
+cuda_create_op (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  CvStatus status;
+
+  if (s->op)
+    return CV_OK;
+  if (!gst_cv_cuda_enter (self, TRUE))
+    return gst_cv_pending_status (self, CV_ERROR_CUDA);
+  status = create_op_in_ctx (self, s);
+  gst_cv_cuda_leave (self);
+  return status;
+}
+
 /* Queue upload, operator and download of slot s (context current). */
 static CvStatus
 submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
@@ -190,22 +222,18 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
   CvStatus status;
 
   if (!gst_cv_cuda_slot_ensure (self, s))
-    return gst_cv_pending_status (CV_ERROR_CUDA);
+    return gst_cv_pending_status (self, CV_ERROR_CUDA);
   c = s->backend_state;
-  if (!s->op) {
-    status = priv->ops->create (priv->op_info, &s->op);
-    if (status != CV_OK) {
-      s->op = NULL;
-      return status;
-    }
-  }
+  status = create_op_in_ctx (self, s);
+  if (status != CV_OK)
+    return status;
   memset (&frame, 0, sizeof (frame));
   if (s->in_device) {
     gst_cuda_vision_frame_planes (&s->in_frame, frame.in);
   } else {
     if (!gst_cv_cuda_alloc_planes (self, &priv->in_info, priv->upload_planes,
             c->d_in))
-      return gst_cv_pending_status (CV_ERROR_CUDA);
+      return gst_cv_pending_status (self, CV_ERROR_CUDA);
     memcpy (frame.in, c->d_in, sizeof (frame.in));
     in_pinned = gst_cv_cuda_frame_is_pinned (&s->in_frame);
   }
@@ -213,7 +241,7 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
     gst_cuda_vision_frame_planes (&s->out_frame, frame.out);
   } else if (!priv->output_is_input) {
     if (!gst_cv_cuda_alloc_planes (self, &priv->out_info, ~0u, c->d_out))
-      return gst_cv_pending_status (CV_ERROR_CUDA);
+      return gst_cv_pending_status (self, CV_ERROR_CUDA);
     memcpy (frame.out, c->d_out, sizeof (frame.out));
     out_pinned = gst_cv_cuda_frame_is_pinned (&s->out_frame);
   }
@@ -225,7 +253,7 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
   /* the stage events only when the timings are wanted (s->timed); the
    * last one always: the frame is done when it is */
   if (s->timed && !CUDA_CHECK (self, cudaEventRecord (c->ev[0], c->stream)))
-    return gst_cv_pending_status (CV_ERROR_CUDA);
+    return gst_cv_pending_status (self, CV_ERROR_CUDA);
   CV_TRACE_PUSH ("cv:upload");
   for (p = 0; !s->in_device && !s->no_upload
       && p < GST_VIDEO_FRAME_N_PLANES (&s->in_frame); p++)
@@ -233,13 +261,13 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
       if (!gst_cv_cuda_copy_plane (self, c, &s->in_frame, p, in_pinned, TRUE)) {
         CV_TRACE_POP ();
         gst_cv_cuda_count_transfers (self, copies);
-        return gst_cv_pending_status (CV_ERROR_CUDA);
+        return gst_cv_pending_status (self, CV_ERROR_CUDA);
       }
       copies++;
     }
   CV_TRACE_POP ();
   if (s->timed && !CUDA_CHECK (self, cudaEventRecord (c->ev[1], c->stream)))
-    status = gst_cv_pending_status (CV_ERROR_CUDA);
+    status = gst_cv_pending_status (self, CV_ERROR_CUDA);
   else {
     exec.stream = c->stream;
     CV_TRACE_PUSH ("cv:operator");
@@ -250,12 +278,12 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
   }
   if (status == CV_OK && s->timed
       && !CUDA_CHECK (self, cudaEventRecord (c->ev[2], c->stream)))
-    status = gst_cv_pending_status (CV_ERROR_CUDA);
+    status = gst_cv_pending_status (self, CV_ERROR_CUDA);
   CV_TRACE_PUSH ("cv:download");
   for (p = 0; status == CV_OK && s->out_mapped && !s->out_device
       && !s->no_download && p < GST_VIDEO_FRAME_N_PLANES (&s->out_frame); p++) {
     if (!gst_cv_cuda_copy_plane (self, c, &s->out_frame, p, out_pinned, FALSE))
-      status = gst_cv_pending_status (CV_ERROR_CUDA);
+      status = gst_cv_pending_status (self, CV_ERROR_CUDA);
     else
       copies++;
   }
@@ -265,7 +293,7 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
     return status;
   c->last = s->timed ? c->ev[3] : c->done;
   return CUDA_CHECK (self, cudaEventRecord (c->last, c->stream)) ? CV_OK :
-      gst_cv_pending_status (CV_ERROR_CUDA);
+      gst_cv_pending_status (self, CV_ERROR_CUDA);
 }
 
 static CvStatus
@@ -274,7 +302,7 @@ cuda_submit (GstCudaVisionBase * self, GstCvSlot * s)
   CvStatus status;
 
   if (!gst_cv_cuda_enter (self, TRUE))
-    return gst_cv_pending_status (CV_ERROR_CUDA);
+    return gst_cv_pending_status (self, CV_ERROR_CUDA);
   status = submit_in_ctx (self, s);
   if (status != CV_OK && s->backend_state) {
     /* nothing of this frame may still run when its buffers are released */
@@ -289,7 +317,7 @@ static const GstCvBackend backend = {
   "cuda", GST_CUDA_VISION_BACKEND_CUDA, TRUE, cuda_ready, cuda_error_string,
   cuda_open, cuda_close, cuda_host_transfers, cuda_priority_level,
   cuda_submit, gst_cv_cuda_slot_wait, gst_cv_cuda_slot_sync,
-  gst_cv_cuda_slot_free
+  gst_cv_cuda_slot_free, cuda_create_op
 };
 
 const GstCvBackend *const gst_cv_backend_cuda = &backend;

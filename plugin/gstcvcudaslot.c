@@ -200,7 +200,7 @@ gst_cv_cuda_slot_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
   float t;
 
   if (!gst_cv_cuda_enter (self, TRUE))
-    return gst_cv_pending_status (CV_ERROR_CUDA);
+    return gst_cv_pending_status (self, CV_ERROR_CUDA);
   if (!CUDA_CHECK (self, wait_event (c->last, s->wait_mode)))
     ok = FALSE;
   for (i = 0; ok && s->timed && i < 3; i++) {
@@ -212,7 +212,7 @@ gst_cv_cuda_slot_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
   if (ok && c->out_staged)
     for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&s->out_frame); p++)
       gst_cv_cuda_stage_plane (self, &s->out_frame, p, &c->h_out[p], FALSE);
-  return ok ? CV_OK : gst_cv_pending_status (CV_ERROR_CUDA);
+  return ok ? CV_OK : gst_cv_pending_status (self, CV_ERROR_CUDA);
 }
 
 void

@@ -34,6 +34,7 @@ gst_cuda_vision_status_string (CvStatus status)
 
 typedef struct
 {
+  gpointer element;             /* who met it (compared, not referenced) */
   CvStatus status;
   GQuark domain;
   gint code;
@@ -61,6 +62,7 @@ gst_cuda_vision_base_record_error (GstCudaVisionBase * self, CvStatus status,
 {
   FrameError *e = g_new0 (FrameError, 1);
 
+  e->element = self;
   e->status = status;
   e->domain = domain;
   e->code = code;
@@ -78,11 +80,11 @@ gst_cuda_vision_base_record_error (GstCudaVisionBase * self, CvStatus status,
 }
 
 CvStatus
-gst_cv_pending_status (CvStatus fallback)
+gst_cv_pending_status (GstCudaVisionBase * self, CvStatus fallback)
 {
   FrameError *e = g_private_get (&pending_error);
 
-  return e ? e->status : fallback;
+  return e && e->element == self ? e->status : fallback;
 }
 
 void
@@ -91,17 +93,39 @@ gst_cv_clear_frame_error (void)
   g_private_replace (&pending_error, NULL);
 }
 
+/* the error self recorded, posted: FALSE when none (one another element
+ * of this thread left unposted is not self's) */
+static gboolean
+post_recorded (GstCudaVisionBase * self)
+{
+  FrameError *e = g_private_get (&pending_error);
+
+  if (!e || e->element != self || (!e->text && !e->debug))
+    return FALSE;
+  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
+      e->domain, e->code, e->text, e->debug, e->file, e->func, e->line);
+  e->text = e->debug = NULL;    /* taken */
+  return TRUE;
+}
+
+void
+gst_cv_post_setup_error (GstCudaVisionBase * self, CvStatus status,
+    const gchar * where)
+{
+  if (!post_recorded (self))
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+        ("Could not set up the %s operator for the negotiated caps: %s",
+            where, gst_cuda_vision_status_string (status)),
+        ("status %d (%s), cudaError_t %d", status, cv_status_string (status),
+            status == CV_ERROR_CUDA ? cv_status_cuda_error () : 0));
+  gst_cv_clear_frame_error ();
+}
+
 void
 gst_cv_post_frame_error (GstCudaVisionBase * self, CvStatus status,
     const gchar * where)
 {
-  FrameError *e = g_private_get (&pending_error);
-
-  if (e && (e->text || e->debug)) {
-    gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
-        e->domain, e->code, e->text, e->debug, e->file, e->func, e->line);
-    e->text = e->debug = NULL;  /* taken */
-  } else {
+  if (!post_recorded (self)) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
         ("Processing the frame on the %s failed: %s", where,
             gst_cuda_vision_status_string (status)), ("status %d (%s), "

@@ -564,6 +564,31 @@ free_slots (GstCvScheduler * sc)
   }
 }
 
+gboolean
+gst_cv_scheduler_create_operators (GstCvScheduler * sc, gboolean post)
+{
+  CvStatus status = CV_OK;
+  guint i, depth;
+
+  if (!sc->be)
+    return TRUE;
+  g_mutex_lock (&sc->lock);
+  depth = sc->depth;
+  g_mutex_unlock (&sc->lock);
+  for (i = 0; i < depth && status == CV_OK; i++)
+    status = sc->be->create_op (sc->self, &sc->slots[i]);
+  if (status == CV_OK)
+    return TRUE;
+  GST_DEBUG_OBJECT (sc->self, "the operator of slot %u: %s", i - 1,
+      cv_status_string (status));
+  if (post)
+    gst_cv_post_setup_error (sc->self, status, backend_where (sc));
+  else
+    gst_cv_clear_frame_error ();
+  free_slots (sc);
+  return FALSE;
+}
+
 void
 gst_cv_scheduler_reset (GstCvScheduler * sc)
 {

@@ -74,6 +74,13 @@ GstFlowReturn gst_cv_scheduler_drain (GstCvScheduler * sc,
 /* Caps change: drain (lookahead included), then free every slot's
  * operator (they belong to the old caps). */
 void gst_cv_scheduler_reset (GstCvScheduler * sc);
+/* At negotiation, after set_info: the operators of the first
+ * pipeline-depth slots, made for the negotiated info (a slot added later
+ * by a larger pipeline-depth gets its own at its first frame). FALSE when
+ * one cannot be made: the slots' operators are freed and, with post, the
+ * error is posted (the caps are to be refused). */
+gboolean gst_cv_scheduler_create_operators (GstCvScheduler * sc,
+    gboolean post);
 /* FLUSH_START and PAUSED -> READY: submissions and drains waiting return
  * GST_FLOW_FLUSHING at once; nothing more is pushed. */
 void gst_cv_scheduler_flush_start (GstCvScheduler * sc);

@@ -487,6 +487,53 @@ GST_START_TEST (test_frame_error_posted_once)
 
 GST_END_TEST;
 
+/* The operators are made at negotiation: one that cannot be made refuses
+ * the caps (not-negotiated upstream) with one error, posted once however
+ * often the caps come again; no frame reaches downstream. The test
+ * double's creation fails (CUDAVISION_TEST_FAIL_FRAME=create). */
+GST_START_TEST (test_operator_refused_at_negotiation)
+{
+  GstBus *bus;
+  GstHarness *h;
+  GstMessage *m;
+  GError *err = NULL;
+  guint i, n;
+
+  if (cvtest_backend_is_cuda () || !is_async ()) {
+    GST_INFO ("the failing creation is the asynchronous test double's");
+    return;
+  }
+  g_setenv ("CUDAVISION_TEST_FAIL_FRAME", "create", TRUE);
+  bus = gst_bus_new ();
+  /* the bus before the caps: they are set (and refused) at once */
+  h = cvtest_harness_new ("cudasobel", NULL);
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "pipeline-depth", 2, NULL);
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 32, 8));
+  gst_pad_set_chain_function (h->sinkpad, downstream_chain);
+  g_atomic_int_set (&downstream_buffers, 0);
+  g_atomic_int_set (&downstream_ret, GST_FLOW_OK);
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (h, step_frame
+            (GST_VIDEO_FORMAT_GRAY8, 32, 8, i + 1)), GST_FLOW_NOT_NEGOTIATED);
+  fail_unless_equals_int (g_atomic_int_get (&downstream_buffers), 0);
+  m = pop_error (bus, &n);
+  fail_unless_equals_int (n, 1);
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_INIT), "%s", err->message);
+  fail_unless_equals_string (err->message,
+      "Test double: the operator could not be created");
+  g_clear_error (&err);
+  gst_message_unref (m);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_unsetenv ("CUDAVISION_TEST_FAIL_FRAME");
+}
+
+GST_END_TEST;
+
 /* NULL while downstream blocks: a paused (prerolled) sink behind a full
  * queue holds the element's output, its streaming thread waits for a
  * slot; setting the pipeline to NULL must return and release every
@@ -1400,6 +1447,7 @@ base_suite (void)
   tcase_add_test (tc, test_output_memory);
   tcase_add_test (tc, test_stream_priority);
   tcase_add_test (tc, test_frame_error_posted_once);
+  tcase_add_test (tc, test_operator_refused_at_negotiation);
   return s;
 }
 
