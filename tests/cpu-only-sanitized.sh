@@ -11,7 +11,8 @@
 # program not built here (gst-launch-1.0, gst-inspect-1.0, python3: an
 # uninstrumented program cannot load the instrumented plugin; ASan aborts
 # with "ASan runtime does not come first") are in the suites "pipelines" or
-# "uninstrumented" and are left out, as is the sweep (run by sweep-cpu).
+# "uninstrumented" and are left out, as is the sweep (sweep-cpu and
+# sweep-wrap-cpu: the plain build's).
 set -euo pipefail
 src=$(cd "${1:?source dir}" && pwd)
 dir=${2:?build dir}
@@ -42,7 +43,7 @@ if [ $# -gt 0 ]; then
 else
   mapfile -t tests < <(meson test -C "$dir" --list --suite cpu --no-suite pipelines \
     --no-suite uninstrumented 2>/dev/null |
-    sed -n 's/^gst-cuda-vision:[^/]* \/ //p' | grep -v -e '^sweep-cpu$')
+    sed -n 's/^gst-cuda-vision:[^/]* \/ //p' | grep -v -e '^sweep-cpu$' -e '^sweep-wrap-cpu$')
 fi
 echo "under ASan/UBSan: ${tests[*]}"
 meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 "${tests[@]}"

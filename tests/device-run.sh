@@ -297,7 +297,7 @@ if [ "$what" = profile ]; then
       grep -E '^host ' "$out/prof-$label.log" | tail -1
     }
     prof_case nv12-cuda "$PWD/$b/plugin" -e cudasobel -f NV12 -i cuda -s 4
-    [ -n "${AB_BASE:-}" ] && prof_case base-nv12-cuda "$PWD/$AB_BASE" \
+    [ -n "${AB_BASE:-}" ] && prof_case base-nv12-cuda "$AB_BASE" \
       -e cudasobel -f NV12 -i cuda -s 4
     prof_case nv12-cuda-nostats "$PWD/$b/plugin" -e cudasobel -f NV12 -i cuda \
       -s 4 --no-stats

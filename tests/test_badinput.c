@@ -473,29 +473,28 @@ typedef struct
   gint64 in, out;
 } FrameStamps;
 
+/* the first time of *when, and a wake-up of the waiting test thread */
 static GstPadProbeReturn
-stamp_in (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+stamp_once (FrameStamps * t, gint64 * when)
 {
-  FrameStamps *t = user_data;
-
   g_mutex_lock (&t->lock);
-  if (!t->in)
-    t->in = g_get_monotonic_time ();
+  if (!*when)
+    *when = g_get_monotonic_time ();
   g_cond_broadcast (&t->cond);
   g_mutex_unlock (&t->lock);
   return GST_PAD_PROBE_OK;
 }
 
 static GstPadProbeReturn
+stamp_in (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  return stamp_once (user_data, &((FrameStamps *) user_data)->in);
+}
+
+static GstPadProbeReturn
 stamp_out (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
-  FrameStamps *t = user_data;
-
-  g_mutex_lock (&t->lock);
-  if (!t->out)
-    t->out = g_get_monotonic_time ();
-  g_mutex_unlock (&t->lock);
-  return GST_PAD_PROBE_OK;
+  return stamp_once (user_data, &((FrameStamps *) user_data)->out);
 }
 
 /* An 8K (7680x4320) RGBx snow frame into cudameanshift backend=cpu in

@@ -594,6 +594,17 @@ GST_START_TEST (test_cache_block_out_at_clear)
 
 GST_END_TEST;
 
+/* a user of test_cache_hundred_users goes: its slots stop, then it is
+ * finalized */
+static void
+user_goes (GstCvStagingBlock * blocks, gboolean * alive, guint * gone)
+{
+  give_slots (blocks);
+  gst_cv_pinned_cache_unuse ();
+  *alive = FALSE;
+  (*gone)++;
+}
+
 /* Issue #28: pinned memory must come back when the elements are gone.
  * 100 users (element instances: gst_cv_pinned_cache_use at instance init,
  * _unuse at finalize, as the base class does), each with the staging of
@@ -620,13 +631,9 @@ GST_START_TEST (test_cache_hundred_users)
   for (user = 0; user < 100; user++) {
     guint slot = user % 4;
 
-    /* the user 4 before this one goes (stop, then finalize) */
-    if (alive[slot]) {
-      give_slots (b[slot]);
-      gst_cv_pinned_cache_unuse ();
-      alive[slot] = FALSE;
-      gone++;
-    }
+    /* the user 4 before this one goes */
+    if (alive[slot])
+      user_goes (b[slot], &alive[slot], &gone);
     gst_cv_pinned_cache_use ();
     alive[slot] = TRUE;
     take_slots (b[slot], layouts[user % G_N_ELEMENTS (layouts)], 2);
@@ -635,12 +642,8 @@ GST_START_TEST (test_cache_hundred_users)
     if (user % 25 == 24) {
       /* every user goes: nothing pinned is left */
       for (k = 0; k < 4; k++)
-        if (alive[k]) {
-          give_slots (b[k]);
-          gst_cv_pinned_cache_unuse ();
-          alive[k] = FALSE;
-          gone++;
-        }
+        if (alive[k])
+          user_goes (b[k], &alive[k], &gone);
       check_cache_empty ();
 #ifdef CVTEST_FAKE_CUDART
       fail_unless_equals_uint64 (fake_cudart_outstanding_bytes (), 0);
