@@ -159,7 +159,7 @@ canny_hysteresis (CannyOp * o)
 /* ---- the operator (cvcanny.h) ---- */
 
 static void
-canny_destroy (void *op)
+canny_slot_destroy (void *op)
 {
   CannyOp *o = op;
 
@@ -174,7 +174,7 @@ canny_destroy (void *op)
 }
 
 static CvStatus
-canny_create (const void *info, void **op)
+canny_slot_create (const void *info, void **op)
 {
   CannyOp *o;
   size_t n;
@@ -197,7 +197,7 @@ canny_create (const void *info, void **op)
   o->cls = malloc (n);
   o->stack = malloc (n * sizeof (int32_t));
   if (!o->dx || !o->dy || !o->mag || !o->cls || !o->stack) {
-    canny_destroy (o);
+    canny_slot_destroy (o);
     return CV_ERROR_NO_MEMORY;
   }
   *op = o;
@@ -205,7 +205,7 @@ canny_create (const void *info, void **op)
 }
 
 static CvStatus
-canny_submit (void *op, const CvFrame * frame, const void *params,
+canny_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   CannyOp *o = op;
@@ -245,12 +245,10 @@ canny_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 static const void *
-canny_results (void *op)
+canny_slot_results (void *op)
 {
   (void) op;
   return NULL;
 }
 
-const CvOps cv_canny_cpu_ops = {
-  "canny-cpu", canny_create, canny_submit, canny_results, canny_destroy
-};
+CV_OPS_FROM_SLOTS (cv_canny_cpu_ops, "canny-cpu", canny_slot);

@@ -490,7 +490,7 @@ typedef struct
 } ConvolveOp;
 
 static CvStatus
-convolve_create (const void *info, void **op)
+convolve_slot_create (const void *info, void **op)
 {
   ConvolveOp *o;
 
@@ -508,7 +508,7 @@ convolve_create (const void *info, void **op)
 }
 
 static CvStatus
-convolve_submit (void *op, const CvFrame * frame, const void *params,
+convolve_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   ConvolveOp *o = op;
@@ -526,19 +526,16 @@ convolve_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 static const void *
-convolve_results (void *op)
+convolve_slot_results (void *op)
 {
   (void) op;
   return NULL;
 }
 
 static void
-convolve_destroy (void *op)
+convolve_slot_destroy (void *op)
 {
   free (op);
 }
 
-const CvOps cv_convolve_cpu_ops = {
-  "convolve-cpu", convolve_create, convolve_submit, convolve_results,
-  convolve_destroy
-};
+CV_OPS_FROM_SLOTS (cv_convolve_cpu_ops, "convolve-cpu", convolve_slot);

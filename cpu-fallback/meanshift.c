@@ -486,7 +486,7 @@ typedef struct
 } MeanShiftOp;
 
 static CvStatus
-meanshift_create (const void *info, void **op)
+meanshift_slot_create (const void *info, void **op)
 {
   MeanShiftOp *o;
 
@@ -504,7 +504,7 @@ meanshift_create (const void *info, void **op)
 }
 
 static CvStatus
-meanshift_submit (void *op, const CvFrame * frame, const void *params,
+meanshift_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   MeanShiftOp *o = op;
@@ -536,7 +536,7 @@ meanshift_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 static const void *
-meanshift_results (void *op)
+meanshift_slot_results (void *op)
 {
   MeanShiftOp *o = op;
 
@@ -544,7 +544,7 @@ meanshift_results (void *op)
 }
 
 static void
-meanshift_destroy (void *op)
+meanshift_slot_destroy (void *op)
 {
   MeanShiftOp *o = op;
 
@@ -554,7 +554,4 @@ meanshift_destroy (void *op)
   free (o);
 }
 
-const CvOps cv_meanshift_cpu_ops = {
-  "meanshift-cpu", meanshift_create, meanshift_submit, meanshift_results,
-  meanshift_destroy
-};
+CV_OPS_FROM_SLOTS (cv_meanshift_cpu_ops, "meanshift-cpu", meanshift_slot);

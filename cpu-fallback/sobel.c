@@ -235,7 +235,7 @@ typedef struct
 } SobelOp;
 
 static CvStatus
-sobel_create (const void *info, void **op)
+sobel_slot_create (const void *info, void **op)
 {
   SobelOp *o;
 
@@ -253,7 +253,7 @@ sobel_create (const void *info, void **op)
 }
 
 static CvStatus
-sobel_submit (void *op, const CvFrame * frame, const void *params,
+sobel_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   SobelOp *o = op;
@@ -271,18 +271,16 @@ sobel_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 static const void *
-sobel_results (void *op)
+sobel_slot_results (void *op)
 {
   (void) op;
   return NULL;
 }
 
 static void
-sobel_destroy (void *op)
+sobel_slot_destroy (void *op)
 {
   free (op);
 }
 
-const CvOps cv_sobel_cpu_ops = {
-  "sobel-cpu", sobel_create, sobel_submit, sobel_results, sobel_destroy
-};
+CV_OPS_FROM_SLOTS (cv_sobel_cpu_ops, "sobel-cpu", sobel_slot);

@@ -934,7 +934,7 @@ typedef struct
 } TemplateMatchOp;
 
 static CvStatus
-template_match_create (const void *info, void **op)
+template_match_slot_create (const void *info, void **op)
 {
   TemplateMatchOp *o;
 
@@ -952,7 +952,7 @@ template_match_create (const void *info, void **op)
 }
 
 static CvStatus
-template_match_submit (void *op, const CvFrame * frame, const void *params,
+template_match_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   TemplateMatchOp *o = op;
@@ -1003,7 +1003,7 @@ template_match_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 static const void *
-template_match_results (void *op)
+template_match_slot_results (void *op)
 {
   TemplateMatchOp *o = op;
 
@@ -1011,7 +1011,7 @@ template_match_results (void *op)
 }
 
 static void
-template_match_destroy (void *op)
+template_match_slot_destroy (void *op)
 {
   TemplateMatchOp *o = op;
 
@@ -1021,7 +1021,5 @@ template_match_destroy (void *op)
   free (o);
 }
 
-const CvOps cv_template_match_cpu_ops = {
-  "template-match-cpu", template_match_create, template_match_submit,
-  template_match_results, template_match_destroy
-};
+CV_OPS_FROM_SLOTS (cv_template_match_cpu_ops, "template-match-cpu",
+    template_match_slot);

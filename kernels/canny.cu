@@ -460,7 +460,7 @@ struct CannyOp
 };
 
 void
-canny_destroy (void *op)
+canny_slot_destroy (void *op)
 {
   CannyOp *o = (CannyOp *) op;
 
@@ -472,7 +472,7 @@ canny_destroy (void *op)
 }
 
 CvStatus
-canny_create (const void *info, void **op)
+canny_slot_create (const void *info, void **op)
 {
   CannyOp *o;
   size_t n;
@@ -492,7 +492,7 @@ canny_create (const void *info, void **op)
   if (e == cudaSuccess)
     e = cudaMalloc (&o->labels, n * sizeof (unsigned));
   if (e != cudaSuccess) {
-    canny_destroy (o);
+    canny_slot_destroy (o);
     return e == cudaErrorMemoryAllocation ? CV_ERROR_NO_MEMORY :
         cv_cuda_status (e);
   }
@@ -501,7 +501,7 @@ canny_create (const void *info, void **op)
 }
 
 CvStatus
-canny_submit (void *op, const CvFrame * frame, const void *params,
+canny_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   CannyOp *o = (CannyOp *) op;
@@ -554,7 +554,7 @@ canny_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 const void *
-canny_results (void *op)
+canny_slot_results (void *op)
 {
   (void) op;
   return NULL;
@@ -562,6 +562,4 @@ canny_results (void *op)
 
 }                               /* namespace */
 
-extern "C" const CvOps cv_canny_cuda_ops = {
-  "canny-cuda", canny_create, canny_submit, canny_results, canny_destroy
-};
+CV_OPS_FROM_SLOTS (cv_canny_cuda_ops, "canny-cuda", canny_slot);

@@ -161,7 +161,7 @@ struct ConvolveOp
 };
 
 CvStatus
-convolve_create (const void *info, void **op)
+convolve_slot_create (const void *info, void **op)
 {
   ConvolveOp *o;
 
@@ -179,7 +179,7 @@ convolve_create (const void *info, void **op)
 }
 
 CvStatus
-convolve_submit (void *op, const CvFrame * frame, const void *params,
+convolve_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   ConvolveOp *o = (ConvolveOp *) op;
@@ -201,14 +201,14 @@ convolve_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 const void *
-convolve_results (void *op)
+convolve_slot_results (void *op)
 {
   (void) op;
   return NULL;
 }
 
 void
-convolve_destroy (void *op)
+convolve_slot_destroy (void *op)
 {
   ConvolveOp *o = (ConvolveOp *) op;
 
@@ -220,7 +220,4 @@ convolve_destroy (void *op)
 
 }                               /* namespace */
 
-extern "C" const CvOps cv_convolve_cuda_ops = {
-  "convolve-cuda", convolve_create, convolve_submit, convolve_results,
-  convolve_destroy
-};
+CV_OPS_FROM_SLOTS (cv_convolve_cuda_ops, "convolve-cuda", convolve_slot);

@@ -658,7 +658,7 @@ typedef struct
 } MeanShiftOp;
 
 static CvStatus
-meanshift_create (const void *info, void **op)
+meanshift_slot_create (const void *info, void **op)
 {
   MeanShiftOp *o;
 
@@ -676,7 +676,7 @@ meanshift_create (const void *info, void **op)
 }
 
 static CvStatus
-meanshift_submit (void *op, const CvFrame * frame, const void *params,
+meanshift_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   MeanShiftOp *o = (MeanShiftOp *) op;
@@ -697,7 +697,7 @@ meanshift_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 static const void *
-meanshift_results (void *op)
+meanshift_slot_results (void *op)
 {
   MeanShiftOp *o = (MeanShiftOp *) op;
 
@@ -709,7 +709,7 @@ meanshift_results (void *op)
 }
 
 static void
-meanshift_destroy (void *op)
+meanshift_slot_destroy (void *op)
 {
   MeanShiftOp *o = (MeanShiftOp *) op;
 
@@ -719,7 +719,4 @@ meanshift_destroy (void *op)
   free (o);
 }
 
-extern "C" const CvOps cv_meanshift_cuda_ops = {
-  "meanshift-cuda", meanshift_create, meanshift_submit, meanshift_results,
-  meanshift_destroy
-};
+CV_OPS_FROM_SLOTS (cv_meanshift_cuda_ops, "meanshift-cuda", meanshift_slot);

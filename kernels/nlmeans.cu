@@ -971,7 +971,7 @@ ensure_plane (CvPlane * p, int w, int h, int bpp)
   return p->data ? CV_OK : alloc_plane (p, w, h, bpp);
 }
 
-/* The device ring of a history (cvnlmeans.h): per entry plane 0 of a frame
+/* The operator's device ring (cvnlmeans.h): per entry plane 0 of a frame
  * and, for I420 / NV12, its packed chroma (rgb-mode ycrcb: the frame's Y
  * plane and its (Cr, Cb, 0, A) plane); the event recorded after the
  * entry's copy on the stream that stored it. */
@@ -1043,41 +1043,80 @@ cuda_ring_new (const CvNlMeansInfo * info, const CvFrame * f, int n,
 
 namespace {
 
+/* One slot's workspace (one frame in flight on the slot's stream): never
+ * shared with another slot. */
 struct NlMeansOp
 {
   CvNlMeansInfo info;
   void *scratch;                /* device memory, scratch_size bytes */
   size_t scratch_size;
-  CvPlane uv_in, uv_out;        /* packed chroma of this operator's frames */
+  CvPlane uv_in, uv_out;        /* packed chroma of this slot's frames */
   CvPlane y_in, y_out;          /* rgb-mode ycrcb: the Y planes */
-  CvNlMeansHistory *hist;       /* the history this operator uses */
+};
+
+/* The operator: the slots, and the stream's temporal ring (shared by the
+ * slots: each entry's event orders its copy before the reads of other
+ * streams). */
+struct NlMeansStream
+{
+  CvNlMeansInfo info;
+  int n_slots;
+  NlMeansOp *slot;
+  CudaRing *ring;               /* temporal: made at the first store */
 };
 
 void
-op_leave_history (NlMeansOp * o)
+slot_free (NlMeansOp * o)
 {
-  if (o->hist && --o->hist->users == 0 && o->hist->storage) {
-    o->hist->free_storage (o->hist->storage);
-    o->hist->storage = NULL;
-    o->hist->latest = -1;
-  }
-  o->hist = NULL;
+  if (o->scratch)
+    cudaFree (o->scratch);
+  if (o->uv_in.data)
+    cudaFree (o->uv_in.data);
+  if (o->uv_out.data)
+    cudaFree (o->uv_out.data);
+  if (o->y_in.data)
+    cudaFree (o->y_in.data);
+  if (o->y_out.data)
+    cudaFree (o->y_out.data);
+}
+
+void
+nlmeans_destroy (void *op)
+{
+  NlMeansStream *o = (NlMeansStream *) op;
+
+  if (!o)
+    return;
+  cuda_ring_free (o->ring);
+  for (int i = 0; o->slot && i < o->n_slots; i++)
+    slot_free (&o->slot[i]);
+  free (o->slot);
+  free (o);
 }
 
 CvStatus
-nlmeans_create (const void *info, void **op)
+nlmeans_create (const void *info, int max_slots, void **op)
 {
-  NlMeansOp *o;
+  NlMeansStream *o;
 
   if (!op)
     return CV_ERROR_INVALID_ARGUMENT;
   *op = NULL;
-  if (!cv_nlmeans_info_valid ((const CvNlMeansInfo *) info))
+  if (!cv_nlmeans_info_valid ((const CvNlMeansInfo *) info) || max_slots < 1
+      || max_slots > CV_OP_MAX_SLOTS)
     return CV_ERROR_INVALID_ARGUMENT;
-  o = (NlMeansOp *) calloc (1, sizeof (NlMeansOp));
+  o = (NlMeansStream *) calloc (1, sizeof (NlMeansStream));
   if (!o)
     return CV_ERROR_NO_MEMORY;
+  o->slot = (NlMeansOp *) calloc ((size_t) max_slots, sizeof (NlMeansOp));
+  if (!o->slot) {
+    free (o);
+    return CV_ERROR_NO_MEMORY;
+  }
   o->info = *(const CvNlMeansInfo *) info;
+  o->n_slots = max_slots;
+  for (int i = 0; i < max_slots; i++)
+    o->slot[i].info = o->info;
   *op = o;
   return CV_OK;
 }
@@ -1106,8 +1145,8 @@ ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
     need = n2 > need ? n2 : need;
   }
   if (need > o->scratch_size) {
-    /* this operator's previous frame has completed (the caller has one
-     * operator per frame in flight): its scratch is free */
+    /* this slot's previous frame has completed (the caller uses a slot
+     * again only then): its scratch is free */
     cudaError_t e;
 
     if (o->scratch)
@@ -1215,19 +1254,21 @@ denoise_window (NlMeansOp * o, const CvPlane * const *frames0,
 }
 
 CvStatus
-nlmeans_submit (void *op, const CvFrame * frame, const void *params,
-    const CvExec * exec)
+nlmeans_submit (void *op, int slot, const CvFrame * frame,
+    const void *params, const CvExec * exec)
 {
-  NlMeansOp *o = (NlMeansOp *) op;
+  NlMeansStream *so = (NlMeansStream *) op;
+  NlMeansOp *o;
   const CvNlMeansParams *p = (const CvNlMeansParams *) params;
   cudaStream_t s = (cudaStream_t) cv_exec_stream (exec);
   const CvPlane *f0[CV_NLMEANS_MAX_TEMPORAL], *fuv[CV_NLMEANS_MAX_TEMPORAL];
-  CvNlMeansHistory *hist;
   CudaRing *ring;
   CvStatus st;
 
-  if (!o || !cv_nlmeans_params_valid (p) || !frame)
+  if (!so || slot < 0 || slot >= so->n_slots || !cv_nlmeans_params_valid (p)
+      || !frame)
     return CV_ERROR_INVALID_ARGUMENT;
+  o = &so->slot[slot];
   if (p->temporal_window <= 1) {
     if (!cv_nlmeans_frame_valid (&o->info, frame))
       return CV_ERROR_INVALID_ARGUMENT;
@@ -1246,20 +1287,13 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
   }
 
   /* a temporal window: store frame->in, denoise frame centre */
-  hist = (CvNlMeansHistory *) p->history;
   if ((p->store >= 0 && !cv_nlmeans_frame_valid (&o->info, frame))
       || (p->centre >= 0 && !cv_plane_is (&frame->out[0], o->info.width,
               o->info.height, o->info.layout.bpp)))
     return CV_ERROR_INVALID_ARGUMENT;
-  if (o->hist != hist) {
-    op_leave_history (o);
-    o->hist = hist;
-    hist->users++;
-  }
-  ring = (CudaRing *) hist->storage;
-  if (ring && (ring->n < cv_nlmeans_ring_size (p->temporal_window)
-          || ring->ycc != (bool) cv_nlmeans_info_ycrcb (&o->info)))
-    return CV_ERROR_INVALID_ARGUMENT;   /* one window per history */
+  ring = so->ring;
+  if (ring && ring->n < cv_nlmeans_ring_size (p->temporal_window))
+    return CV_ERROR_INVALID_ARGUMENT;   /* one window per operator */
   if (!ring) {
     if (p->store < 0)
       return CV_ERROR_INVALID_ARGUMENT; /* nothing stored yet */
@@ -1267,11 +1301,10 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
         cv_nlmeans_ring_size (p->temporal_window), &ring);
     if (st != CV_OK)
       return st;
-    hist->storage = ring;
-    hist->free_storage = cuda_ring_free;
+    so->ring = ring;
   }
   if (p->store >= 0) {
-    /* the frame's one copy into the history (device to device: the frame
+    /* the frame's one copy into the ring (device to device: the frame
      * was uploaded once, by its own submission) */
     const int e = (int) (p->store % ring->n);
     if (ring->ycc)              /* converted once, here */
@@ -1290,7 +1323,6 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
     if (st != CV_OK)
       return st;
     ring->index[e] = p->store;
-    hist->latest = p->store;
   }
   if (p->centre < 0)
     return CV_OK;
@@ -1317,31 +1349,11 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 const void *
-nlmeans_results (void *op)
+nlmeans_results (void *op, int slot)
 {
   (void) op;
+  (void) slot;
   return NULL;
-}
-
-void
-nlmeans_destroy (void *op)
-{
-  NlMeansOp *o = (NlMeansOp *) op;
-
-  if (!o)
-    return;
-  op_leave_history (o);
-  if (o->scratch)
-    cudaFree (o->scratch);
-  if (o->uv_in.data)
-    cudaFree (o->uv_in.data);
-  if (o->uv_out.data)
-    cudaFree (o->uv_out.data);
-  if (o->y_in.data)
-    cudaFree (o->y_in.data);
-  if (o->y_out.data)
-    cudaFree (o->y_out.data);
-  free (o);
 }
 
 }                               /* namespace */

@@ -765,7 +765,7 @@ struct SobelOp
 };
 
 CvStatus
-sobel_create (const void *info, void **op)
+sobel_slot_create (const void *info, void **op)
 {
   SobelOp *o;
 
@@ -783,7 +783,7 @@ sobel_create (const void *info, void **op)
 }
 
 CvStatus
-sobel_submit (void *op, const CvFrame * frame, const void *params,
+sobel_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   SobelOp *o = (SobelOp *) op;
@@ -804,23 +804,21 @@ sobel_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 const void *
-sobel_results (void *op)
+sobel_slot_results (void *op)
 {
   (void) op;
   return NULL;
 }
 
 void
-sobel_destroy (void *op)
+sobel_slot_destroy (void *op)
 {
   free (op);
 }
 
 }                               /* namespace */
 
-extern "C" const CvOps cv_sobel_cuda_ops = {
-  "sobel-cuda", sobel_create, sobel_submit, sobel_results, sobel_destroy
-};
+CV_OPS_FROM_SLOTS (cv_sobel_cuda_ops, "sobel-cuda", sobel_slot);
 
 /* ---- the check of the fast L2 magnitudes ----
  * sobel_shfl_kernel: every s = gx² + gy² a 3x3 aperture can give lies in

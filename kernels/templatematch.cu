@@ -1204,7 +1204,7 @@ struct TemplateMatchOp
 };
 
 void
-template_match_destroy (void *op)
+template_match_slot_destroy (void *op)
 {
   TemplateMatchOp *o = (TemplateMatchOp *) op;
 
@@ -1217,7 +1217,7 @@ template_match_destroy (void *op)
 }
 
 CvStatus
-template_match_create (const void *info, void **op)
+template_match_slot_create (const void *info, void **op)
 {
   TemplateMatchOp *o;
   cudaError_t e;
@@ -1236,7 +1236,7 @@ template_match_create (const void *info, void **op)
       cudaHostAllocPortable);
   if (e != cudaSuccess) {
     o->result = NULL;
-    template_match_destroy (o);
+    template_match_slot_destroy (o);
     return cv_cuda_status (e);
   }
   memset (o->result, 0, sizeof (CvTemplateMatchResult));
@@ -1245,7 +1245,7 @@ template_match_create (const void *info, void **op)
 }
 
 CvStatus
-template_match_submit (void *op, const CvFrame * frame, const void *params,
+template_match_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   TemplateMatchOp *o = (TemplateMatchOp *) op;
@@ -1277,7 +1277,7 @@ template_match_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 const void *
-template_match_results (void *op)
+template_match_slot_results (void *op)
 {
   TemplateMatchOp *o = (TemplateMatchOp *) op;
 
@@ -1286,7 +1286,5 @@ template_match_results (void *op)
 
 }                               /* namespace */
 
-extern "C" const CvOps cv_template_match_cuda_ops = {
-  "template-match-cuda", template_match_create, template_match_submit,
-  template_match_results, template_match_destroy
-};
+CV_OPS_FROM_SLOTS (cv_template_match_cuda_ops, "template-match-cuda",
+    template_match_slot);

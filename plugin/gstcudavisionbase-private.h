@@ -25,7 +25,6 @@ typedef struct
   gboolean in_device, out_device;       /* mapped as CUDA memory */
   gpointer params;              /* the subclass's snapshot (params_size) */
   gboolean params_set;          /* get_params filled it: clear_params owed */
-  void *op;                     /* the slot's operator (priv->ops) */
   gpointer backend_state;       /* the backend's (CUDA: stream, planes) */
   gboolean discont;             /* its output is marked DISCONT */
   gint64 enter_time;            /* monotonic, us: entered the scheduler
@@ -78,6 +77,10 @@ typedef struct
   gboolean output_is_input;     /* latched at set_caps */
   gint want_output_is_input;    /* as the subclass last asked (atomic) */
   gpointer op_info;             /* the operator's info (op_info_size) */
+  void *op;                     /* the operator (priv->ops), made for
+                                 * op_info and op_slots frames in flight
+                                 * (slot index: GstCvSlot.index) */
+  guint op_slots;
   GstCaps *refused_caps;        /* last caps refused with an error */
 
   /* the frames in flight, the lookahead, the output thread and the
@@ -133,13 +136,15 @@ struct _GstCvBackend
       gdouble ms[3]);
   /* Wait without reporting (frames dropped on flush). */
   void (*sync) (GstCudaVisionBase * self, GstCvSlot * s);
-  /* Free the slot's operator and backend state. */
+  /* Free the slot's backend state (its frame complete or dropped). */
   void (*slot_free) (GstCudaVisionBase * self, GstCvSlot * s);
-  /* Make the slot's operator for the negotiated info (priv->op_info) if
-   * it has none: at negotiation for the first pipeline-depth slots, at
-   * their first frame for slots added later. CV_OK or the status (what
+  /* Make the element's operator (priv->op) for the negotiated info
+   * (priv->op_info) with max_slots slots (the frames in flight: slot
+   * indexes 0 .. max_slots - 1), at negotiation. CV_OK or the status (what
    * failed recorded). */
-  CvStatus (*create_op) (GstCudaVisionBase * self, GstCvSlot * s);
+  CvStatus (*create_op) (GstCudaVisionBase * self, guint max_slots);
+  /* Free the operator (nothing in flight: every slot synced). */
+  void (*destroy_op) (GstCudaVisionBase * self);
 };
 
 extern const GstCvBackend gst_cv_backend_cpu;

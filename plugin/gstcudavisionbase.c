@@ -186,7 +186,7 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
   GstVideoInfo in_info, out_info;
   gboolean fps_changed;
-  guint lookahead;
+  guint lookahead, depth;
 
   if (!gst_video_info_from_caps (&in_info, incaps)
       || !gst_video_info_from_caps (&out_info, outcaps)) {
@@ -242,7 +242,10 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   /* the operators are made now, for these caps: one that cannot be made
    * refuses them (posted once per caps: a refused CAPS event comes again
    * with every buffer) */
-  if (!gst_cv_scheduler_create_operators (priv->sched,
+  GST_OBJECT_LOCK (self);
+  depth = priv->pipeline_depth;
+  GST_OBJECT_UNLOCK (self);
+  if (!gst_cv_scheduler_create_operators (priv->sched, depth,
           !priv->refused_caps || !gst_caps_is_equal (priv->refused_caps,
               incaps))) {
     gst_caps_replace (&priv->refused_caps, incaps);
@@ -315,15 +318,15 @@ gst_cuda_vision_base_submit_input_buffer (GstBaseTransform * trans,
   }
   /* pipeline-depth: the back-pressure bound from this frame on (frames
    * leave as soon as they are done whatever the depth: the latency does
-   * not change with it) */
+   * not change with it); more than the operator was made for makes it
+   * again (gstcvscheduler.h) */
   GST_OBJECT_LOCK (self);
   depth = priv->pipeline_depth;
   GST_OBJECT_UNLOCK (self);
-  if (gst_cv_scheduler_is_async (priv->sched)
-      && depth != gst_cv_scheduler_get_depth (priv->sched)) {
-    GST_INFO_OBJECT (self, "pipeline depth %u -> %u",
-        gst_cv_scheduler_get_depth (priv->sched), depth);
-    gst_cv_scheduler_set_depth (priv->sched, depth);
+  ret = gst_cv_scheduler_apply_depth (priv->sched, depth);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (inbuf);
+    return ret;
   }
   return gst_cv_scheduler_submit (priv->sched, inbuf, discont);
 }

@@ -18,18 +18,33 @@ cpu_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
   return TRUE;
 }
 
+/* the element's operator: max_slots 1 for the (synchronous) CPU backend,
+ * the pipeline depth for its asynchronous test double */
 static CvStatus
-cpu_create_op (GstCudaVisionBase * self, GstCvSlot * s)
+cpu_create_op (GstCudaVisionBase * self, guint max_slots)
 {
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
   CvStatus status;
 
-  if (s->op)
-    return CV_OK;
-  status = priv->ops->create (priv->op_info, &s->op);
-  if (status != CV_OK)
-    s->op = NULL;
-  return status;
+  g_assert (priv->op == NULL);
+  status = priv->ops->create (priv->op_info, (int) max_slots, &priv->op);
+  if (status != CV_OK) {
+    priv->op = NULL;
+    return status;
+  }
+  priv->op_slots = max_slots;
+  return CV_OK;
+}
+
+static void
+cpu_destroy_op (GstCudaVisionBase * self)
+{
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+
+  if (priv->op)
+    priv->ops->destroy (priv->op);
+  priv->op = NULL;
+  priv->op_slots = 0;
 }
 
 static CvStatus
@@ -41,9 +56,10 @@ cpu_submit (GstCudaVisionBase * self, GstCvSlot * s)
   CvExec exec;
   CvStatus status;
 
-  status = cpu_create_op (self, s);
-  if (status != CV_OK)
-    return status;
+  if (!priv->op || s->index >= priv->op_slots)
+    return GST_CV_RECORD_ERROR (self, CV_ERROR_INVALID_ARGUMENT, CORE, FAILED,
+        g_strdup ("No operator for this frame"), g_strdup_printf ("slot %u,"
+            " operator of %u slots", s->index, priv->op_slots));
   memset (&frame, 0, sizeof (frame));
   gst_cuda_vision_frame_planes (&s->in_frame, frame.in);
   if (s->out_mapped)
@@ -53,7 +69,8 @@ cpu_submit (GstCudaVisionBase * self, GstCvSlot * s)
   GST_OBJECT_UNLOCK (self);
   exec.stream = NULL;
   exec.cancel = &priv->cancel;
-  status = priv->ops->submit (s->op, &frame, s->params, &exec);
+  status = priv->ops->submit (priv->op, (int) s->index, &frame, s->params,
+      &exec);
   s->cpu_ms = (g_get_monotonic_time () - t0) / 1000.0;
   return status;
 }
@@ -74,14 +91,12 @@ cpu_sync (GstCudaVisionBase * self, GstCvSlot * s)
 static void
 cpu_slot_free (GstCudaVisionBase * self, GstCvSlot * s)
 {
-  if (s->op)
-    GST_CV_PRIV (self)->ops->destroy (s->op);
-  s->op = NULL;
 }
 
 const GstCvBackend gst_cv_backend_cpu = {
   "cpu", GST_CUDA_VISION_BACKEND_CPU, FALSE, NULL, NULL, cpu_open, NULL, NULL,
-  NULL, cpu_submit, cpu_wait, cpu_sync, cpu_slot_free, cpu_create_op
+  NULL, cpu_submit, cpu_wait, cpu_sync, cpu_slot_free, cpu_create_op,
+  cpu_destroy_op
 };
 
 /* The tests' stand-in for an asynchronous backend (a GPU) on machines
@@ -95,7 +110,10 @@ const GstCvBackend gst_cv_backend_cpu = {
  * since start (0 = the first) fail there, as a device error would:
  * submit without recording an error (the base posts one made from the
  * status), wait with an error recorded (the base posts that one);
- * "create" makes every operator's creation fail (an error recorded). */
+ * "create" makes the operator's creation fail (an error recorded).
+ * CUDAVISION_TEST_COUNT_CREATES (any value): every operator created posts
+ * an element message "cudavision-test-operator" (slots: its max_slots),
+ * for the tests that count creations. */
 static gint64
 completion_delay_us (void)
 {
@@ -112,8 +130,6 @@ typedef struct
   gboolean fail_in_wait;
   gboolean fail_create;
 } DelayedState;
-
-static CvStatus delayed_create_op (GstCudaVisionBase * self, GstCvSlot * s);
 
 static gboolean
 delayed_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
@@ -146,9 +162,7 @@ delayed_submit (GstCudaVisionBase * self, GstCvSlot * s)
   s->fail = d->fail_frame >= 0 && d->frames++ == (guint64) d->fail_frame;
   if (s->fail && !d->fail_in_wait)
     return CV_ERROR_NO_MEMORY;
-  status = delayed_create_op (self, s);
-  if (status == CV_OK)
-    status = cpu_submit (self, s);
+  status = cpu_submit (self, s);
   s->complete_at = g_get_monotonic_time () + completion_delay_us ();
   return status;
 }
@@ -175,19 +189,26 @@ delayed_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
 }
 
 static CvStatus
-delayed_create_op (GstCudaVisionBase * self, GstCvSlot * s)
+delayed_create_op (GstCudaVisionBase * self, guint max_slots)
 {
   DelayedState *d = GST_CV_PRIV (self)->be_state;
+  CvStatus status;
 
-  if (!s->op && d->fail_create)
+  if (d->fail_create)
     return GST_CV_RECORD_ERROR (self, CV_ERROR_NO_MEMORY, LIBRARY, INIT,
         g_strdup ("Test double: the operator could not be created"),
         g_strdup ("CUDAVISION_TEST_FAIL_FRAME=create"));
-  return cpu_create_op (self, s);
+  status = cpu_create_op (self, max_slots);
+  if (status == CV_OK && g_getenv ("CUDAVISION_TEST_COUNT_CREATES"))
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self),
+            gst_structure_new ("cudavision-test-operator", "slots",
+                G_TYPE_UINT, max_slots, NULL)));
+  return status;
 }
 
 const GstCvBackend gst_cv_backend_cpu_delayed = {
   "cpu", GST_CUDA_VISION_BACKEND_CPU, TRUE, NULL, NULL, delayed_open,
   delayed_close, NULL, NULL, delayed_submit, delayed_wait, delayed_sync,
-  cpu_slot_free, delayed_create_op
+  cpu_slot_free, delayed_create_op, cpu_destroy_op
 };

@@ -177,36 +177,47 @@ cuda_priority_level (GstCudaVisionBase * self)
   return g_atomic_int_get (&cuda_backend (self)->level_used);
 }
 
-/* slot s's operator, with the context current */
+/* The element's operator for max_slots frames in flight, each slot's
+ * workspace its own: slot i runs only on slot i's stream (GstCvSlot
+ * index i, gstcvcudaslot.c), so no two streams share one. */
 static CvStatus
-create_op_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
+cuda_create_op (GstCudaVisionBase * self, guint max_slots)
 {
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
   CvStatus status;
 
-  if (s->op)
-    return CV_OK;
-  status = priv->ops->create (priv->op_info, &s->op);
+  g_assert (priv->op == NULL);
+  if (!gst_cv_cuda_enter (self, TRUE))
+    return gst_cv_pending_status (self, CV_ERROR_CUDA);
+  status = priv->ops->create (priv->op_info, (int) max_slots, &priv->op);
   if (status != CV_OK) {
-    s->op = NULL;
+    priv->op = NULL;
     if (status == CV_ERROR_CUDA)
       (void) cudaGetLastError ();
+  } else {
+    priv->op_slots = max_slots;
   }
+  gst_cv_cuda_leave (self);
   return status;
 }
 
-static CvStatus
-cuda_create_op (GstCudaVisionBase * self, GstCvSlot * s)
+/* every slot's stream synced by the caller (gst_cv_cuda_slot_sync ()) */
+static void
+cuda_destroy_op (GstCudaVisionBase * self)
 {
-  CvStatus status;
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+  gboolean entered;
 
-  if (s->op)
-    return CV_OK;
-  if (!gst_cv_cuda_enter (self, TRUE))
-    return gst_cv_pending_status (self, CV_ERROR_CUDA);
-  status = create_op_in_ctx (self, s);
-  gst_cv_cuda_leave (self);
-  return status;
+  if (!priv->op)
+    return;
+  /* device memory belongs to the element's context */
+  entered = gst_cv_cuda_enter (self, FALSE);
+  priv->ops->destroy (priv->op);
+  (void) cudaGetLastError ();
+  if (entered)
+    gst_cv_cuda_leave (self);
+  priv->op = NULL;
+  priv->op_slots = 0;
 }
 
 /* Queue upload, operator and download of slot s (context current). */
@@ -224,9 +235,10 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
   if (!gst_cv_cuda_slot_ensure (self, s))
     return gst_cv_pending_status (self, CV_ERROR_CUDA);
   c = s->backend_state;
-  status = create_op_in_ctx (self, s);
-  if (status != CV_OK)
-    return status;
+  if (!priv->op || s->index >= priv->op_slots)
+    return GST_CV_RECORD_ERROR (self, CV_ERROR_INVALID_ARGUMENT, CORE, FAILED,
+        g_strdup ("No operator for this frame"), g_strdup_printf ("slot %u,"
+            " operator of %u slots", s->index, priv->op_slots));
   memset (&frame, 0, sizeof (frame));
   if (s->in_device) {
     gst_cuda_vision_frame_planes (&s->in_frame, frame.in);
@@ -271,7 +283,8 @@ submit_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
   else {
     exec.stream = c->stream;
     CV_TRACE_PUSH ("cv:operator");
-    status = priv->ops->submit (s->op, &frame, s->params, &exec);
+    status = priv->ops->submit (priv->op, (int) s->index, &frame, s->params,
+        &exec);
     CV_TRACE_POP ();
     if (status == CV_ERROR_CUDA)
       (void) cudaGetLastError ();
@@ -317,7 +330,7 @@ static const GstCvBackend backend = {
   "cuda", GST_CUDA_VISION_BACKEND_CUDA, TRUE, cuda_ready, cuda_error_string,
   cuda_open, cuda_close, cuda_host_transfers, cuda_priority_level,
   cuda_submit, gst_cv_cuda_slot_wait, gst_cv_cuda_slot_sync,
-  gst_cv_cuda_slot_free, cuda_create_op
+  gst_cv_cuda_slot_free, cuda_create_op, cuda_destroy_op
 };
 
 const GstCvBackend *const gst_cv_backend_cuda = &backend;

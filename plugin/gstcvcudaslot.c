@@ -127,13 +127,10 @@ slot_free_in_ctx (GstCudaVisionBase * self, GstCvSlot * s)
   CudaSlot *c = s->backend_state;
   guint p, i;
 
-  if (c && c->stream)
-    cudaStreamSynchronize (c->stream);
-  if (s->op)
-    GST_CV_PRIV (self)->ops->destroy (s->op);
-  s->op = NULL;
   if (!c)
     return;
+  if (c->stream)
+    cudaStreamSynchronize (c->stream);
   for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
     if (c->d_in[p].data)
       cudaFree (c->d_in[p].data);
@@ -159,7 +156,7 @@ gst_cv_cuda_slot_free (GstCudaVisionBase * self, GstCvSlot * s)
 {
   gboolean entered;
 
-  if (!s->backend_state && !s->op)
+  if (!s->backend_state)
     return;
   /* device memory belongs to the element's context */
   entered = gst_cv_cuda_enter (self, FALSE);

@@ -30,7 +30,9 @@ struct _GstCvScheduler
 
   GMutex lock;
   GCond cond;                   /* a slot freed, a frame queued, a flag */
-  guint depth;
+  guint depth;                  /* the bound: <= op_slots once made */
+  guint want_depth;             /* pipeline-depth as last applied */
+  guint op_slots;               /* the operator's slots, 0: none */
   GstCvSlot slots[GST_CUDA_VISION_MAX_DEPTH];
   GQueue queue;                 /* GstCvSlot *: submitted, oldest first */
   GstCvSlot *current;           /* the frame the output thread completes */

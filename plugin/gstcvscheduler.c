@@ -1,6 +1,7 @@
 /* gst-cuda-vision: the scheduler of the base element (gstcvscheduler.h).
  *
- * pipeline-depth slots. A frame enters in gst_cv_scheduler_submit () in
+ * pipeline-depth slots, and one operator for them (made at negotiation
+ * with as many slots: a frame runs in its slot's index). A frame enters in gst_cv_scheduler_submit () in
  * the streaming thread: a free slot (waiting while every slot is busy:
  * back-pressure), its output buffer, its buffers mapped and checked, its
  * parameters snapshot, the subclass's prepare_frame (), the backend's
@@ -351,7 +352,8 @@ complete (GstCvScheduler * sc, GstCvSlot * s, GstBuffer ** outbuf)
     GstCudaVisionFrame frame;
 
     gst_cv_slot_view (sc->self, s, &frame);
-    frame.results = priv->ops->results ? priv->ops->results (s->op) : NULL;
+    frame.results = priv->ops->results && priv->op ?
+        priv->ops->results (priv->op, (int) s->index) : NULL;
     ret = klass->finish_frame (self, &frame, &s->outbuf);
   }
   if (ret == GST_FLOW_OK && output) {
@@ -548,12 +550,19 @@ gst_cv_scheduler_flush_stop (GstCvScheduler * sc)
   g_mutex_unlock (&sc->lock);
 }
 
-/* every slot's operator and backend state (nothing in flight) */
+/* the operator, then every slot's backend state (nothing in flight: the
+ * slots' work complete first) */
 static void
 free_slots (GstCvScheduler * sc)
 {
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (sc->self);
   guint i;
 
+  if (sc->be && priv->op) {
+    for (i = 0; i < GST_CUDA_VISION_MAX_DEPTH; i++)
+      sc->be->sync (sc->self, &sc->slots[i]);
+    sc->be->destroy_op (sc->self);
+  }
   for (i = 0; i < GST_CUDA_VISION_MAX_DEPTH; i++) {
     GstCvSlot *s = &sc->slots[i];
 
@@ -564,29 +573,96 @@ free_slots (GstCvScheduler * sc)
   }
 }
 
-gboolean
-gst_cv_scheduler_create_operators (GstCvScheduler * sc, gboolean post)
+/* The operator for max_slots frames in flight (nothing in flight, none
+ * made): FALSE when it cannot be made (with post, its error posted). */
+static gboolean
+create_operator (GstCvScheduler * sc, guint max_slots, gboolean post)
 {
-  CvStatus status = CV_OK;
-  guint i, depth;
+  CvStatus status;
 
-  if (!sc->be)
+  status = sc->be->create_op (sc->self, max_slots);
+  if (status == CV_OK) {
+    GST_DEBUG_OBJECT (sc->self, "operator made for %u frames in flight",
+        max_slots);
+    g_mutex_lock (&sc->lock);
+    sc->op_slots = max_slots;
+    sc->depth = MIN (sc->depth, max_slots);
+    g_mutex_unlock (&sc->lock);
     return TRUE;
-  g_mutex_lock (&sc->lock);
-  depth = sc->depth;
-  g_mutex_unlock (&sc->lock);
-  for (i = 0; i < depth && status == CV_OK; i++)
-    status = sc->be->create_op (sc->self, &sc->slots[i]);
-  if (status == CV_OK)
-    return TRUE;
-  GST_DEBUG_OBJECT (sc->self, "the operator of slot %u: %s", i - 1,
+  }
+  GST_DEBUG_OBJECT (sc->self, "the operator (%u slots): %s", max_slots,
       cv_status_string (status));
   if (post)
     gst_cv_post_setup_error (sc->self, status, backend_where (sc));
   else
     gst_cv_clear_frame_error ();
+  g_mutex_lock (&sc->lock);
+  sc->op_slots = 0;
+  g_mutex_unlock (&sc->lock);
+  return FALSE;
+}
+
+gboolean
+gst_cv_scheduler_create_operators (GstCvScheduler * sc, guint depth,
+    gboolean post)
+{
+  if (!sc->be)
+    return TRUE;
+  g_mutex_lock (&sc->lock);
+  if (sc->async)
+    sc->depth = CLAMP (depth, 1, GST_CUDA_VISION_MAX_DEPTH);
+  depth = sc->want_depth = sc->depth;
+  g_mutex_unlock (&sc->lock);
+  if (create_operator (sc, depth, post))
+    return TRUE;
   free_slots (sc);
   return FALSE;
+}
+
+GstFlowReturn
+gst_cv_scheduler_apply_depth (GstCvScheduler * sc, guint depth)
+{
+  GstFlowReturn ret;
+  guint slots;
+
+  if (!sc->be || !sc->async)
+    return GST_FLOW_OK;
+  depth = CLAMP (depth, 1, GST_CUDA_VISION_MAX_DEPTH);
+  g_mutex_lock (&sc->lock);
+  slots = sc->op_slots;
+  if (depth == sc->want_depth) {
+    g_mutex_unlock (&sc->lock);
+    return GST_FLOW_OK;
+  }
+  GST_INFO_OBJECT (sc->self, "pipeline depth %u -> %u", sc->want_depth,
+      depth);
+  sc->want_depth = depth;
+  g_mutex_unlock (&sc->lock);
+  if (slots > 0 && depth > slots && sc->lookahead == 0) {
+    /* more frames in flight than the operator was made for: made again
+     * once the frames in flight have left (nothing of the stream lives
+     * in it without a lookahead) */
+    GST_INFO_OBJECT (sc->self, "pipeline depth %u: the operator is made "
+        "again for it", depth);
+    ret = gst_cv_scheduler_drain (sc, FALSE);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    free_slots (sc);
+    if (!create_operator (sc, depth, TRUE)) {
+      free_slots (sc);
+      return GST_FLOW_ERROR;
+    }
+    slots = depth;
+  } else if (slots > 0 && depth > slots) {
+    GST_INFO_OBJECT (sc->self, "pipeline depth %u: %u frames in flight "
+        "until the next caps (the lookahead's frames live in the "
+        "operator)", depth, slots);
+  }
+  g_mutex_lock (&sc->lock);
+  sc->depth = slots > 0 ? MIN (depth, slots) : depth;
+  g_cond_broadcast (&sc->cond);
+  g_mutex_unlock (&sc->lock);
+  return GST_FLOW_OK;
 }
 
 void
@@ -605,6 +681,7 @@ gst_cv_scheduler_reset (GstCvScheduler * sc)
   free_slots (sc);
   g_mutex_lock (&sc->lock);
   sc->completed = 0;
+  sc->op_slots = 0;
   g_mutex_unlock (&sc->lock);
 }
 
@@ -619,6 +696,7 @@ gst_cv_scheduler_start (GstCvScheduler * sc, const GstCvBackend * be,
   sc->async = be->async;
   g_mutex_lock (&sc->lock);
   sc->depth = sc->async ? CLAMP (depth, 1, GST_CUDA_VISION_MAX_DEPTH) : 1;
+  sc->want_depth = sc->depth;
   sc->flushing = sc->stopping = FALSE;
   sc->flow = GST_FLOW_OK;
   sc->position = GST_CLOCK_TIME_NONE;
@@ -656,6 +734,7 @@ gst_cv_scheduler_stop (GstCvScheduler * sc)
   }
   drop_all (sc);
   free_slots (sc);
+  sc->op_slots = 0;
   sc->be = NULL;
 }
 
@@ -673,16 +752,6 @@ gboolean
 gst_cv_scheduler_is_async (GstCvScheduler * sc)
 {
   return sc->be != NULL && sc->async;
-}
-
-void
-gst_cv_scheduler_set_depth (GstCvScheduler * sc, guint depth)
-{
-  g_mutex_lock (&sc->lock);
-  if (sc->async)
-    sc->depth = CLAMP (depth, 1, GST_CUDA_VISION_MAX_DEPTH);
-  g_cond_broadcast (&sc->cond);
-  g_mutex_unlock (&sc->lock);
 }
 
 guint
