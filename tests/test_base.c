@@ -534,6 +534,88 @@ GST_START_TEST (test_operator_refused_at_negotiation)
 
 GST_END_TEST;
 
+/* The operator is made once per negotiated stream, in set_caps, with the
+ * most frames it may have in flight (pipeline-depth), not once per slot
+ * (the test double posts "cudavision-test-operator" for each one made):
+ * one for the first caps, one for new caps, one more when pipeline-depth
+ * grows past its slots while running (after the frames in flight left),
+ * none when it shrinks. */
+static guint
+pop_operators (GstBus * bus, guint * slots)
+{
+  GstMessage *m;
+  guint n = 0;
+
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *st = gst_message_get_structure (m);
+
+    if (gst_structure_has_name (st, "cudavision-test-operator")) {
+      fail_unless (gst_structure_get_uint (st, "slots", slots));
+      n++;
+    }
+    gst_message_unref (m);
+  }
+  return n;
+}
+
+static void
+push_frames (GstHarness * h, guint n, int w, guint * pushed)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    fail_unless_equals_int (gst_harness_push (h, step_frame
+            (GST_VIDEO_FORMAT_GRAY8, w, 8, i + 1)), GST_FLOW_OK);
+  *pushed += n;
+  fail_unless_equals_int (wait_for_outputs (h, *pushed), *pushed);
+}
+
+GST_START_TEST (test_operator_created_once_per_caps)
+{
+  GstBus *bus;
+  GstHarness *h;
+  guint slots = 0, pushed = 0;
+
+  if (cvtest_backend_is_cuda () || !is_async ()) {
+    GST_INFO ("the operators are counted by the asynchronous test double");
+    return;
+  }
+  g_setenv ("CUDAVISION_TEST_COUNT_CREATES", "1", TRUE);
+  bus = gst_bus_new ();
+  h = cvtest_harness_new ("cudasobel", NULL);
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "pipeline-depth", 3, NULL);
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 32, 8));
+  push_frames (h, 8, 32, &pushed);
+  fail_unless_equals_int (pop_operators (bus, &slots), 1);
+  fail_unless_equals_int (slots, 3);
+
+  /* new caps: made again for them */
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 40, 8));
+  push_frames (h, 6, 40, &pushed);
+  fail_unless_equals_int (pop_operators (bus, &slots), 1);
+  fail_unless_equals_int (slots, 3);
+
+  /* fewer frames in flight: the same operator */
+  g_object_set (h->element, "pipeline-depth", 2, NULL);
+  push_frames (h, 5, 40, &pushed);
+  fail_unless_equals_int (pop_operators (bus, &slots), 0);
+  /* more than it was made for: made again, once */
+  g_object_set (h->element, "pipeline-depth", 4, NULL);
+  push_frames (h, 9, 40, &pushed);
+  fail_unless_equals_int (pop_operators (bus, &slots), 1);
+  fail_unless_equals_int (slots, 4);
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), pushed);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_unsetenv ("CUDAVISION_TEST_COUNT_CREATES");
+}
+
+GST_END_TEST;
+
 /* NULL while downstream blocks: a paused (prerolled) sink behind a full
  * queue holds the element's output, its streaming thread waits for a
  * slot; setting the pipeline to NULL must return and release every
@@ -1448,6 +1530,7 @@ base_suite (void)
   tcase_add_test (tc, test_stream_priority);
   tcase_add_test (tc, test_frame_error_posted_once);
   tcase_add_test (tc, test_operator_refused_at_negotiation);
+  tcase_add_test (tc, test_operator_created_once_per_caps);
   return s;
 }
 
