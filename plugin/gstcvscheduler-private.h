@@ -64,6 +64,16 @@ struct _GstCvScheduler
                                  * its wait (counted with the next one) */
 };
 
+static inline const gchar *
+backend_where (GstCvScheduler * sc)
+{
+  return sc->be->kind == GST_CUDA_VISION_BACKEND_CPU ? "CPU" : "GPU";
+}
+
+/* gstcvschedop.c: the operator (priv->op), then every slot's backend
+ * state and parameter snapshot (nothing in flight) */
+void gst_cv_sched_free_slots (GstCvScheduler * sc);
+
 /* gstcvslot.c: a slot's frame, mapped and checked against the caps (an
  * element error otherwise), as the subclass sees it, released (buffers,
  * mappings, parameter snapshot; not the busy flag) */
