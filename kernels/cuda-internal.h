@@ -29,6 +29,23 @@
 extern "C" {
 #endif
 
+/* Device scratch memory: the one scratch convention below the operators.
+ * It belongs to an operator's slot (cvop.h: the slot's frames run on one
+ * stream, one at a time), starts as { NULL, 0 }, grows with
+ * cv_cuda_scratch_reserve () (cudaFree, cudaMalloc: the work queued with
+ * it before must be complete: the slot's previous frame) and is freed
+ * with cv_cuda_scratch_free () once that work is complete. The functions
+ * below that need scratch take the slot's and reserve what they use. */
+typedef struct
+{
+  void *ptr;
+  size_t size;
+} CvCudaScratch;
+
+/* at least bytes (0: nothing to do); on failure the scratch is empty */
+CvStatus cv_cuda_scratch_reserve (CvCudaScratch * scratch, size_t bytes);
+void cv_cuda_scratch_free (CvCudaScratch * scratch);
+
 /* The Sobel edge map of src (read through layout) into dst (GRAY8). */
 CvStatus cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvSobelParams * params, void *stream);
@@ -48,31 +65,29 @@ int cv_sobel_cuda_mag_check (void);
 
 /* The filter chain on one plane (bpp, channels as cv_convolve_cpu: (1, 1),
  * (2, 2), (3, 3) or (4, 3)). params is copied into the launch (it may
- * change as soon as the call returns). scratch points at an opaque pointer
- * (NULL at first) where device memory is kept for chains whose halo does
- * not fit in shared memory (run one stage per launch); free it with
- * cv_convolve_cuda_free_scratch () once the stream's work is done. It is
- * grown (cudaFree, cudaMalloc) when a frame needs more: the work queued
- * with it before must be complete. */
+ * change as soon as the call returns). scratch: the caller's slot's
+ * (CvCudaScratch), where chains whose halo does not fit in shared memory
+ * (run one stage per launch) keep two frames; reserved here. */
 CvStatus cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp,
-    int channels, const CvConvolveParams * params, void **scratch,
+    int channels, const CvConvolveParams * params, CvCudaScratch * scratch,
     void *stream);
-void cv_convolve_cuda_free_scratch (void *scratch);
 
-/* Bytes of device scratch memory cv_nlmeans_cuda needs for this frame size,
- * layout and parameters (0: none; params NULL: enough for any) on the
- * current device (the split depends on its SM count and occupancy: ask on
- * the device that will run the frames). Bounded (at most 64 MiB) whatever
- * the size: it holds per-pixel partial sums when the offsets are split over
- * several blocks (frames that fill less than half the GPU, whole-frame
- * mode). */
+/* Bytes of device scratch memory cv_nlmeans_cuda reserves for this frame
+ * size, layout and parameters (0: none; params NULL: enough for any) on
+ * the current device (the split depends on its SM count and occupancy:
+ * ask on the device that will run the frames). Bounded (at most 64 MiB)
+ * whatever the size: it holds per-pixel partial sums when the offsets are
+ * split over several blocks (frames that fill less than half the GPU,
+ * whole-frame mode). An operator reserves the most its passes need before
+ * the first one (cv_cuda_scratch_reserve ()), so that none grows it while
+ * an earlier pass of the frame is queued. */
 size_t cv_nlmeans_cuda_scratch_size (int width, int height,
     CvLumaLayout layout, const CvNlMeansParams * params);
 
-/* Non-local means of src into dst; scratch: device memory of at least
- * cv_nlmeans_cuda_scratch_size () bytes (NULL when that is 0). */
+/* Non-local means of src into dst; scratch: the caller's slot's
+ * (CvCudaScratch), reserved here (cv_nlmeans_cuda_scratch_size () bytes). */
 CvStatus cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane *
-    dst, const CvNlMeansParams * params, void *scratch, size_t scratch_size,
+    dst, const CvNlMeansParams * params, CvCudaScratch * scratch,
     void *stream);
 
 /* Template matching: src and score_map are device planes,

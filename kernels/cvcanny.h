@@ -75,8 +75,9 @@ typedef struct
  *          (0 / 255), width x height. out[1 ..]: filled with 128 (neutral
  *          chroma of NV12 / I420 output), as cudasobel's.
  * params:  CvCannyParams. No results (results () returns NULL).
- * Workspaces: made at create for the info's size (CPU: about 13 bytes per
- *          pixel; CUDA: about 5 bytes per pixel of device memory).
+ * Workspaces: made at create for the info's size, per slot (CPU: about
+ *          13 bytes per pixel; CUDA: about 5 bytes per pixel of device
+ *          memory).
  * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
  *          CV_ERROR_NO_MEMORY, (CUDA) CV_ERROR_CUDA (cudaMalloc's error
  *          kept).

@@ -137,11 +137,11 @@ typedef struct
  *          rows of at least width * bpp bytes. Other planes are not read
  *          or written (NULL allowed).
  * params:  CvMeanShiftParams (the ROI already clipped to the frame).
- * results: CvMeanShiftSegments after a submit in segment mode (labels in
- *          host memory of the operator: width * height values, pinned on
- *          the GPU, valid until the next submit), NULL in filter mode
- *          (and before the first successful submit, or after a failed
- *          one).
+ * results: CvMeanShiftSegments of the slot after a submit into it in
+ *          segment mode (labels in host memory of the slot: width *
+ *          height values, pinned on the GPU, valid until the next submit
+ *          into the slot), NULL in filter mode (and before the slot's
+ *          first successful submit, or after a failed one).
  * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
  *          CV_ERROR_NO_MEMORY. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT
  *          (NULL params, a plane missing or not of the info's sizes,

@@ -267,10 +267,10 @@ CvStatus cv_template_stats (CvTemplate * t);
  * CUDAVISION_TM_PATH=direct or =gemm forces its kernel. Window sums by
  * sliding column sums (CPU) or integral images (GPU), O(W H). Scores are
  * the same on every path.
- * Memory: the operators keep their workspaces from frame to frame (CPU:
- * FFT plans and the template's spectrum, the luma of RGB frames, the float
- * scores; GPU: device buffers, the template uploaded when its id changes)
- * and grow them as needed. On the CPU, score images above 64 Mi windows
+ * Memory: the operators keep a workspace per slot from frame to frame
+ * (CPU: FFT plans and the template's spectrum, the luma of RGB frames, the
+ * float scores; GPU: device buffers, the template uploaded into the slot
+ * when its id changes there, the pinned results) and grow them as needed. On the CPU, score images above 64 Mi windows
  * (256 MB of floats) are computed in bands of rows: the correlation then
  * runs once per match searched (max_matches times) instead of once, with
  * the same results.
@@ -292,9 +292,10 @@ CvStatus cv_template_stats (CvTemplate * t);
  *          pixels are host memory, uploaded on the stream). templ NULL:
  *          nothing is matched, the results hold 0 matches and the score
  *          map (if any) is all 0.
- * results: CvTemplateMatchResult, the operator's memory (pinned host
- *          memory on the GPU, written by an asynchronous copy at the end of
- *          the frame's work): 0 matches after a failed submit.
+ * results: CvTemplateMatchResult of the slot, the operator's memory
+ *          (pinned host memory on the GPU, written by an asynchronous copy
+ *          at the end of the frame's work): 0 matches after a failed
+ *          submit into that slot.
  * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
  *          CV_ERROR_NO_MEMORY, or (CUDA) CV_ERROR_CUDA (the pinned
  *          allocation's error kept). submit: CV_OK,

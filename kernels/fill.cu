@@ -1,5 +1,6 @@
 /* gst-cuda-vision: constant fill and copy of a plane on the GPU (the
- * chroma planes of the operators' frames).
+ * chroma planes of the operators' frames), and the operators' device
+ * scratch (CvCudaScratch).
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "cuda-internal.h"
@@ -28,4 +29,37 @@ cv_copy_plane_cuda (const CvPlane * src, CvPlane * dst, size_t row_bytes,
   return cv_cuda_status (cudaMemcpy2DAsync (dst->data, dst->stride, src->data,
       src->stride, row_bytes, src->height, cudaMemcpyDeviceToDevice,
       (cudaStream_t) stream));
+}
+
+extern "C" CvStatus
+cv_cuda_scratch_reserve (CvCudaScratch * scratch, size_t bytes)
+{
+  cudaError_t e;
+
+  if (!scratch)
+    return CV_ERROR_INVALID_ARGUMENT;
+  if (bytes <= scratch->size)
+    return CV_OK;
+  if (scratch->ptr)
+    cudaFree (scratch->ptr);
+  scratch->ptr = NULL;
+  scratch->size = 0;
+  e = cudaMalloc (&scratch->ptr, bytes);
+  if (e != cudaSuccess) {
+    scratch->ptr = NULL;
+    return cv_cuda_status (e);
+  }
+  scratch->size = bytes;
+  return CV_OK;
+}
+
+extern "C" void
+cv_cuda_scratch_free (CvCudaScratch * scratch)
+{
+  if (!scratch)
+    return;
+  if (scratch->ptr)
+    cudaFree (scratch->ptr);
+  scratch->ptr = NULL;
+  scratch->size = 0;
 }

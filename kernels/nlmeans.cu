@@ -30,8 +30,8 @@
  * sums go to device scratch (bounded, see cv_nlmeans_cuda_scratch_size)
  * and a second kernel adds them in a fixed order and writes the output.
  * Whole-frame mode is the same code with the search window = the frame, so
- * its memory is the same as for any window. The operator
- * (cv_nlmeans_cuda_ops, at the end) owns that scratch.
+ * its memory is the same as for any window. Each slot of the operator
+ * (cv_nlmeans_cuda_ops, at the end) owns its scratch (CvCudaScratch).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -726,7 +726,7 @@ cv_nlmeans_cuda_scratch_size (int width, int height, CvLumaLayout layout,
 static CvStatus
 nlmeans_window (const CvPlane * const *frames, int n, int c,
     CvLumaLayout layout, int channels, double hh, CvPlane * dst,
-    const CvNlMeansParams * params, void *scratch, size_t scratch_size,
+    const CvNlMeansParams * params, const CvCudaScratch * scratch,
     void *stream)
 {
   if (!frames || n < 1 || n > CV_NLMEANS_MAX_TEMPORAL || c < 0 || c >= n
@@ -754,10 +754,10 @@ nlmeans_window (const CvPlane * const *frames, int n, int c,
    * window) */
   const long long noff = window_offsets (w, h, params);
   const int z = choose_z (w, h, ch, r, noff);
-  if (z > 1 && (!scratch || scratch_size < scratch_bytes (z, w, h, ch)))
+  if (z > 1 && (!scratch || scratch->size < scratch_bytes (z, w, h, ch)))
     return CV_ERROR_INVALID_ARGUMENT;
   const KParams kp = make_params (frames, n, c, layout, channels, hh, dst,
-      params, z, (float *) scratch);
+      params, z, z > 1 ? (float *) scratch->ptr : NULL);
 
   /* the chroma (channels 2: U, V and a zero byte) runs a 2-component
    * kernel: the zero component's sums are not kept (same results) */
@@ -773,15 +773,20 @@ nlmeans_window (const CvPlane * const *frames, int n, int c,
 
 extern "C" CvStatus
 cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvNlMeansParams * params, void *scratch, size_t scratch_size,
-    void *stream)
+    const CvNlMeansParams * params, CvCudaScratch * scratch, void *stream)
 {
-  if (!src || !dst || !params || !src->data || src->width < 1
+  CvStatus st;
+
+  if (!src || !dst || !params || !scratch || !src->data || src->width < 1
       || src->height < 1 || src->width != dst->width
       || src->height != dst->height)
     return CV_ERROR_INVALID_ARGUMENT;
+  st = cv_cuda_scratch_reserve (scratch, cv_nlmeans_cuda_scratch_size
+      (src->width, src->height, layout, params));
+  if (st != CV_OK)
+    return st;
   return nlmeans_window (&src, 1, 0, layout, layout.bpp == 1 ? 1 : 3,
-      params->h, dst, params, scratch, scratch_size, stream);
+      params->h, dst, params, scratch, stream);
 }
 
 /* ---- the chroma of I420 / NV12 as one packed image ---- */
@@ -1048,8 +1053,7 @@ namespace {
 struct NlMeansOp
 {
   CvNlMeansInfo info;
-  void *scratch;                /* device memory, scratch_size bytes */
-  size_t scratch_size;
+  CvCudaScratch scratch;        /* the passes' partial sums */
   CvPlane uv_in, uv_out;        /* packed chroma of this slot's frames */
   CvPlane y_in, y_out;          /* rgb-mode ycrcb: the Y planes */
 };
@@ -1068,8 +1072,7 @@ struct NlMeansStream
 void
 slot_free (NlMeansOp * o)
 {
-  if (o->scratch)
-    cudaFree (o->scratch);
+  cv_cuda_scratch_free (&o->scratch);
   if (o->uv_in.data)
     cudaFree (o->uv_in.data);
   if (o->uv_out.data)
@@ -1144,22 +1147,12 @@ ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
     need = n1 > need ? n1 : need;
     need = n2 > need ? n2 : need;
   }
-  if (need > o->scratch_size) {
-    /* this slot's previous frame has completed (the caller uses a slot
-     * again only then): its scratch is free */
-    cudaError_t e;
-
-    if (o->scratch)
-      cudaFree (o->scratch);
-    o->scratch = NULL;
-    o->scratch_size = 0;
-    e = cudaMalloc (&o->scratch, need);
-    if (e != cudaSuccess) {
-      o->scratch = NULL;
-      return cv_cuda_status (e);
-    }
-    o->scratch_size = need;
-  }
+  /* the most the frame's passes need, before the first is queued; this
+   * slot's previous frame has completed (the caller uses a slot again only
+   * then): its scratch is free */
+  CvStatus st0 = cv_cuda_scratch_reserve (&o->scratch, need);
+  if (st0 != CV_OK)
+    return st0;
   if (yuv && !(o->uv_out.data && o->uv_in.data)) {
     CvStatus st = ensure_plane (&o->uv_out, f->out[1].width,
         f->out[1].height, 4);
@@ -1194,11 +1187,11 @@ denoise_ycrcb (NlMeansOp * o, const CvPlane * const *ys,
 {
   const CvPlane *cc = ccs[c];
   CvStatus st = nlmeans_window (ys, n, c, kGreyLayout, 1, p->h, &o->y_out, p,
-      o->scratch, o->scratch_size, s);
+      &o->scratch, s);
 
   if (st == CV_OK && p->h_color > 0) {
     st = nlmeans_window (ccs, n, c, kUvLayout, 2, p->h_color, &o->uv_out, p,
-        o->scratch, o->scratch_size, s);
+        &o->scratch, s);
     cc = &o->uv_out;
   }
   if (st == CV_OK)
@@ -1217,8 +1210,7 @@ denoise_window (NlMeansOp * o, const CvPlane * const *frames0,
   const CvNlMeansInfo *info = &o->info;
   CvPlane out0 = f->out[0];
   CvStatus st = nlmeans_window (frames0, n, c, info->layout,
-      info->layout.bpp == 1 ? 1 : 3, p->h, &out0, p, o->scratch,
-      o->scratch_size, s);
+      info->layout.bpp == 1 ? 1 : 3, p->h, &out0, p, &o->scratch, s);
 
   if (st != CV_OK || info->n_planes < 2)
     return st;
@@ -1241,10 +1233,10 @@ denoise_window (NlMeansOp * o, const CvPlane * const *frames0,
     const CvPlane *one = &o->uv_in;
     if (st == CV_OK)
       st = nlmeans_window (&one, 1, 0, kUvLayout, 2, p->h_color, &o->uv_out,
-          p, o->scratch, o->scratch_size, s);
+          p, &o->scratch, s);
   } else if (p->h_color > 0) {
     st = nlmeans_window (uv, n, c, kUvLayout, 2, p->h_color, &o->uv_out, p,
-        o->scratch, o->scratch_size, s);
+        &o->scratch, s);
   } else {
     return launch_unpack (uv[c], co, s);        /* the chroma unchanged */
   }

@@ -1258,8 +1258,8 @@ template_match_slot_submit (void *op, const CvFrame * frame, const void *params,
 
   if (!o)
     return CV_ERROR_INVALID_ARGUMENT;
-  /* this operator's previous frame has completed (one operator per frame
-   * in flight): nothing writes the result now */
+  /* this slot's previous frame has completed (a slot takes a frame only
+   * then): nothing writes the result now */
   o->result->count = 0;
   if (!fp || !cv_template_match_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;

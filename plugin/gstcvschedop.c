@@ -98,8 +98,7 @@ gst_cv_scheduler_apply_depth (GstCvScheduler * sc, guint depth)
     g_mutex_unlock (&sc->lock);
     return GST_FLOW_OK;
   }
-  GST_INFO_OBJECT (sc->self, "pipeline depth %u -> %u", sc->want_depth,
-      depth);
+  GST_INFO_OBJECT (sc->self, "pipeline depth %u -> %u", sc->want_depth, depth);
   sc->want_depth = depth;
   g_mutex_unlock (&sc->lock);
   if (slots > 0 && depth > slots && sc->lookahead == 0) {
@@ -109,8 +108,13 @@ gst_cv_scheduler_apply_depth (GstCvScheduler * sc, guint depth)
     GST_INFO_OBJECT (sc->self, "pipeline depth %u: the operator is made "
         "again for it", depth);
     ret = gst_cv_scheduler_drain (sc, FALSE);
-    if (ret != GST_FLOW_OK)
+    if (ret != GST_FLOW_OK) {
+      /* tried again at the next frame */
+      g_mutex_lock (&sc->lock);
+      sc->want_depth = 0;
+      g_mutex_unlock (&sc->lock);
       return ret;
+    }
     gst_cv_sched_free_slots (sc);
     if (!create_operator (sc, depth, TRUE)) {
       gst_cv_sched_free_slots (sc);

@@ -1,12 +1,13 @@
 /* gst-cuda-vision: the scheduler of the base element (gstcvscheduler.h).
  *
  * pipeline-depth slots, and one operator for them (made at negotiation
- * with as many slots: a frame runs in its slot's index). A frame enters in gst_cv_scheduler_submit () in
- * the streaming thread: a free slot (waiting while every slot is busy:
- * back-pressure), its output buffer, its buffers mapped and checked, its
- * parameters snapshot, the subclass's prepare_frame (), the backend's
- * submit. It leaves, oldest first, in complete (): the backend's wait,
- * statistics, the operator's results, the subclass's finish_frame ().
+ * with as many slots: a frame runs in its slot's index, gstcvschedop.c).
+ * A frame enters in gst_cv_scheduler_submit () in the streaming thread: a
+ * free slot (waiting while every slot is busy: back-pressure), its output
+ * buffer, its buffers mapped and checked, its parameters snapshot, the
+ * subclass's prepare_frame (), the backend's submit. It leaves, oldest
+ * first, in complete (): the backend's wait, statistics, the operator's
+ * results (of the frame's slot), the subclass's finish_frame ().
  *
  * Asynchronous backends (CUDA): complete () runs in the scheduler's output
  * thread as soon as the frame's GPU work is done, and the output is pushed

@@ -1456,10 +1456,22 @@ check_create (const CvOps * ops, int algo)
 
     /* NULL info, NULL op */
     op = (void *) 1;
-    fail_unless_equals_int (ops->create (NULL, 1, &op), CV_ERROR_INVALID_ARGUMENT);
+    fail_unless_equals_int (ops->create (NULL, 1, &op),
+        CV_ERROR_INVALID_ARGUMENT);
     fail_unless (op == NULL);
     fail_unless_equals_int (ops->create (info, 1, NULL),
         CV_ERROR_INVALID_ARGUMENT);
+    /* max_slots: 1 .. CV_OP_MAX_SLOTS */
+    op = (void *) 1;
+    fail_unless_equals_int (ops->create (info, 0, &op),
+        CV_ERROR_INVALID_ARGUMENT);
+    fail_unless (op == NULL);
+    op = (void *) 1;
+    fail_unless_equals_int (ops->create (info, CV_OP_MAX_SLOTS + 1, &op),
+        CV_ERROR_INVALID_ARGUMENT);
+    fail_unless (op == NULL);
+    fail_unless_equals_int (ops->create (info, CV_OP_MAX_SLOTS, &op), CV_OK);
+    ops->destroy (op);
 
 #define BAD(field, value) G_STMT_START { \
       Setup b = s; \
@@ -1576,6 +1588,12 @@ check_frames (const CvOps * ops, int algo, const Mem * m)
         CV_ERROR_INVALID_ARGUMENT);
     fail_unless_equals_int (ops->submit (NULL, 0, &s.frame, params, &ex),
         CV_ERROR_INVALID_ARGUMENT);
+    /* a slot out of range */
+    fail_unless_equals_int (ops->submit (op, 1, &s.frame, params, &ex),
+        CV_ERROR_INVALID_ARGUMENT);
+    fail_unless_equals_int (ops->submit (op, -1, &s.frame, params, &ex),
+        CV_ERROR_INVALID_ARGUMENT);
+    fail_unless (ops->results (op, 1) == NULL);
 
 #define MISMATCH(field, value) G_STMT_START { \
       CvFrame b = s.frame; \
@@ -1723,7 +1741,8 @@ check_results (const CvOps ** tables, const Mem * m)
         s.tpix[p] = h.data[(size_t) (5 + p / 4) * h.stride + 9 + p % 4];
       fail_unless_equals_int (cv_template_stats (&s.templ), CV_OK);
       s.tm_p.match.method = CV_TM_SQDIFF;
-      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &s.tm_p, &ex), CV_OK);
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &s.tm_p, &ex),
+          CV_OK);
       queue_sync (m, &q);
       r1 = ops->results (op, 0);
       fail_unless (r1 == r0);
@@ -1735,6 +1754,27 @@ check_results (const CvOps ** tables, const Mem * m)
       queue_sync (m, &q);
       fail_unless (ops->results (op, 0) == r0);
       fail_unless_equals_int (r0->count, 0);
+      /* two slots: results of their own, each the last submit's into
+       * that slot */
+      {
+        void *op2 = NULL;
+        const CvTemplateMatchResult *a0, *a1;
+
+        fail_unless_equals_int (ops->create (setup_info (&s), 2, &op2), CV_OK);
+        fail_unless_equals_int (ops->submit (op2, 0, &s.frame, &s.tm_p, &ex),
+            CV_OK);
+        fail_unless_equals_int (ops->submit (op2, 1, &s.frame, &none, &ex),
+            CV_OK);
+        queue_sync (m, &q);
+        a0 = ops->results (op2, 0);
+        a1 = ops->results (op2, 1);
+        fail_unless (a0 != NULL && a1 != NULL && a0 != a1);
+        fail_unless (a0->count >= 1);
+        fail_unless (a0->match[0].score == 0.0);
+        fail_unless_equals_int (a1->count, 0);
+        fail_unless (ops->results (op2, 2) == NULL);
+        ops->destroy (op2);
+      }
       map = dplane_download (m, &s.out[0]);
       for (i = 0; i < (size_t) s.out[0].p.height; i++)
         for (p = 0; p < 40; p++)
@@ -1985,14 +2025,16 @@ GST_START_TEST (test_planes)
       prm.border_mode = CV_BORDER_REPLICATE;
       prm.ksize = 1;
       fail_unless_equals_int (cv_convolve_params_prepare (&prm), CV_OK);
-      fail_unless_equals_int (cv_convolve_cpu_ops.create (&info, 1, &op), CV_OK);
+      fail_unless_equals_int (cv_convolve_cpu_ops.create (&info, 1, &op),
+          CV_OK);
       fail_unless_equals_int (cv_convolve_cpu_ops.submit (op, 0, &f, &prm,
               NULL), CV_OK);
       cv_convolve_cpu_ops.destroy (op);
       memset (&g, 0, sizeof (g));
       g.in[0] = v;
       g.out[0] = alone;
-      fail_unless_equals_int (cv_convolve_cpu_ops.create (&gray, 1, &op), CV_OK);
+      fail_unless_equals_int (cv_convolve_cpu_ops.create (&gray, 1, &op),
+          CV_OK);
       fail_unless_equals_int (cv_convolve_cpu_ops.submit (op, 0, &g, &prm,
               NULL), CV_OK);
       cv_convolve_cpu_ops.destroy (op);
