@@ -68,12 +68,14 @@ typedef struct
 
 /* The temporal ring: the operator's (one per stream, shared by its
  * slots): the last temporal_window + 5 stored frames (the window and up to
- * 4 frames in flight) in the operator's memory (host for the CPU, device
- * for CUDA, with an event per frame so that a slot on another stream waits
- * for its copy), allocated at the first temporal submit that stores a
- * frame, freed with the operator. One temporal window per operator: a
- * larger one later is CV_ERROR_INVALID_ARGUMENT (the element re-creates
- * the operator with new caps). */
+ * CV_OP_MAX_SLOTS = 4 frames in flight: a slot's frame never reads an
+ * entry that a later frame in flight overwrites) in the operator's memory
+ * (host for the CPU, device for CUDA, with an event per frame so that a
+ * slot on another stream waits for its copy), allocated at the first
+ * temporal submit that stores a frame, freed with the operator. One
+ * temporal window per operator: a larger one later is
+ * CV_ERROR_INVALID_ARGUMENT (the element re-creates the operator with new
+ * caps). */
 
 /* ---- the operator (cvop.h) ----
  * Non-local means (A. Buades, B. Coll, J.-M. Morel, "A non-local algorithm

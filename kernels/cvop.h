@@ -65,8 +65,10 @@ typedef struct
   const int *cancel;
 } CvExec;
 
-/* Most frames one operator may have in flight (max_slots at create). */
-#define CV_OP_MAX_SLOTS 16
+/* Most frames one operator may have in flight (max_slots at create): the
+ * elements' largest pipeline-depth; the nlmeans temporal ring keeps the
+ * window and this many frames in flight besides (cvnlmeans.h). */
+#define CV_OP_MAX_SLOTS 4
 
 /* An operator table. An operator is made once per negotiated stream, with
  * the most frames it may have in flight, and owns every workspace those

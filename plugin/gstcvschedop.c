@@ -11,6 +11,9 @@
 
 #include "gstcvscheduler-private.h"
 
+/* every pipeline-depth can have its operator */
+G_STATIC_ASSERT (GST_CUDA_VISION_MAX_DEPTH <= CV_OP_MAX_SLOTS);
+
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vision_base_debug);
 #define GST_CAT_DEFAULT gst_cuda_vision_base_debug
 
