@@ -17,19 +17,29 @@ G_STATIC_ASSERT (GST_CUDA_VISION_MAX_DEPTH <= CV_OP_MAX_SLOTS);
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vision_base_debug);
 #define GST_CAT_DEFAULT gst_cuda_vision_base_debug
 
-/* the operator, then every slot's backend state (nothing in flight: the
- * slots' work complete first) */
+/* the operator (nothing in flight: every slot's work complete first) */
+static void
+destroy_operator (GstCvScheduler * sc)
+{
+  guint i;
+
+  if (!sc->be || !GST_CV_PRIV (sc->self)->op)
+    return;
+  for (i = 0; i < GST_CUDA_VISION_MAX_DEPTH; i++)
+    sc->be->sync (sc->self, &sc->slots[i]);
+  sc->be->destroy_op (sc->self);
+  g_mutex_lock (&sc->lock);
+  sc->op_slots = 0;
+  g_mutex_unlock (&sc->lock);
+}
+
+/* the operator, then every slot's backend state (nothing in flight) */
 void
 gst_cv_sched_free_slots (GstCvScheduler * sc)
 {
-  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (sc->self);
   guint i;
 
-  if (sc->be && priv->op) {
-    for (i = 0; i < GST_CUDA_VISION_MAX_DEPTH; i++)
-      sc->be->sync (sc->self, &sc->slots[i]);
-    sc->be->destroy_op (sc->self);
-  }
+  destroy_operator (sc);
   for (i = 0; i < GST_CUDA_VISION_MAX_DEPTH; i++) {
     GstCvSlot *s = &sc->slots[i];
 
@@ -118,11 +128,10 @@ gst_cv_scheduler_apply_depth (GstCvScheduler * sc, guint depth)
       g_mutex_unlock (&sc->lock);
       return ret;
     }
-    gst_cv_sched_free_slots (sc);
-    if (!create_operator (sc, depth, TRUE)) {
-      gst_cv_sched_free_slots (sc);
+    /* the slots keep their streams and planes */
+    destroy_operator (sc);
+    if (!create_operator (sc, depth, TRUE))
       return GST_FLOW_ERROR;
-    }
     slots = depth;
   } else if (slots > 0 && depth > slots) {
     GST_INFO_OBJECT (sc->self, "pipeline depth %u: %u frames in flight "
