@@ -177,6 +177,12 @@ dplane_alloc (const Mem * m, DPlane * d, int w, int h, int bpp)
       d->p.data = d->base;
     }
     CUDA_CK (cudaMemset (d->base, POISON, d->size));
+    /* cudaMemset runs on the legacy default stream, asynchronously to the
+     * host; the operator under test runs on a non-blocking stream, which
+     * does not wait for it: without this the poison could land after the
+     * operator's output (seen on an H200: bytes of a finished row read
+     * back as 0xA5) */
+    CUDA_CK (cudaDeviceSynchronize ());
 #else
     fail ("no CUDA in this build");
     pitch = 0;

@@ -185,7 +185,7 @@ GST_START_TEST (test_registration_and_properties)
   fail_unless_equals_int (t, 0);
   fail_unless_equals_int (b, 0);
   fail_unless_equals_int (dev, -1);
-  fail_unless_equals_int (depth, 2);
+  fail_unless_equals_int (depth, 3);
   fail_unless_equals_int (backend, 0);
 
   ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "threshold");

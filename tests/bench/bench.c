@@ -1466,7 +1466,8 @@ main (int argc, char **argv)
         "Input video format (GRAY8)", "FMT"},
     {"backend", 'b', 0, G_OPTION_ARG_STRING, &o.backend,
         "auto, cuda or cpu (auto)", "B"},
-    {"depth", 'd', 0, G_OPTION_ARG_INT, &o.depth, "pipeline-depth 1..4 (2)",
+    {"depth", 'd', 0, G_OPTION_ARG_INT, &o.depth,
+          "pipeline-depth 1..4 (the element's default)",
         "N"},
     {"input", 'i', 0, G_OPTION_ARG_STRING, &o.input,
         "Input frames in 'pinned' (the plugin's allocator), 'pageable' "
@@ -1548,7 +1549,6 @@ main (int argc, char **argv)
 
   o.width = 1920;
   o.height = 1080;
-  o.depth = 2;
   o.warmup = 20;
   o.seconds = 3.0;
   o.streams = 1;
@@ -1571,6 +1571,19 @@ main (int argc, char **argv)
     o.backend = g_strdup ("auto");
   if (!o.input)
     o.input = g_strdup ("pinned");
+  if (o.depth == 0) {
+    /* the element's own default, so that "default properties" are */
+    GstElementFactory *f = gst_element_factory_find (o.element);
+    GstElement *e = f ? gst_element_factory_create (f, NULL) : NULL;
+    GParamSpec *ps = e ? g_object_class_find_property (G_OBJECT_GET_CLASS
+        (e), "pipeline-depth") : NULL;
+
+    o.depth = ps ? (gint) G_PARAM_SPEC_UINT (ps)->default_value : 1;
+    if (e)
+      gst_object_unref (e);
+    if (f)
+      gst_object_unref (f);
+  }
   if (!parse_devices (&o)) {
     g_printerr ("--devices: a comma-separated list of distinct device "
         "ordinals, e.g. 0,1\n");
