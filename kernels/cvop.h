@@ -105,7 +105,10 @@ typedef struct
  * Every function returns a CvStatus (cvimage.h): CV_OK, a CV_ERROR_*
  * (CV_ERROR_INVALID_ARGUMENT for a slot out of range), or (CUDA)
  * CV_ERROR_CUDA with the first failing CUDA call's error kept beside it.
- * One operator must not be used by two threads at once. */
+ * Threads: results (op, i) of a slot whose frame is complete may run at
+ * the same time as submit (op, j, ...) into another slot j (the element's
+ * output thread and streaming thread do); nothing else of one operator
+ * may run in two threads at once. */
 typedef struct
 {
   const char *name;

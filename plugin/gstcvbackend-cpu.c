@@ -110,7 +110,9 @@ const GstCvBackend gst_cv_backend_cpu = {
  * since start (0 = the first) fail there, as a device error would:
  * submit without recording an error (the base posts one made from the
  * status), wait with an error recorded (the base posts that one);
- * "create" makes the operator's creation fail (an error recorded).
+ * "create" makes the operator's creation fail (an error recorded),
+ * "create:N" only the N-th creation since start (0 = the one at the
+ * first caps).
  * CUDAVISION_TEST_COUNT_CREATES (any value): every operator created posts
  * an element message "cudavision-test-operator" (slots: its max_slots),
  * for the tests that count creations. */
@@ -129,6 +131,8 @@ typedef struct
   gint64 fail_frame;            /* CUDAVISION_TEST_FAIL_FRAME, -1: none */
   gboolean fail_in_wait;
   gboolean fail_create;
+  gint64 fail_create_at;        /* "create:N", -1: none */
+  guint64 creates;              /* operators asked for since open */
 } DelayedState;
 
 static gboolean
@@ -139,6 +143,8 @@ delayed_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
 
   d->fail_frame = -1;
   d->fail_create = g_strcmp0 (v, "create") == 0;
+  d->fail_create_at = v && g_str_has_prefix (v, "create:") ?
+      g_ascii_strtoll (v + strlen ("create:"), NULL, 10) : -1;
   if (v && (g_str_has_prefix (v, "submit:") || g_str_has_prefix (v, "wait:"))) {
     d->fail_in_wait = v[0] == 'w';
     d->fail_frame = g_ascii_strtoll (strchr (v, ':') + 1, NULL, 10);
@@ -194,10 +200,12 @@ delayed_create_op (GstCudaVisionBase * self, guint max_slots)
   DelayedState *d = GST_CV_PRIV (self)->be_state;
   CvStatus status;
 
-  if (d->fail_create)
+  if (d->fail_create || (d->fail_create_at >= 0
+          && d->creates++ == (guint64) d->fail_create_at))
     return GST_CV_RECORD_ERROR (self, CV_ERROR_NO_MEMORY, LIBRARY, INIT,
         g_strdup ("Test double: the operator could not be created"),
-        g_strdup ("CUDAVISION_TEST_FAIL_FRAME=create"));
+        g_strdup_printf ("CUDAVISION_TEST_FAIL_FRAME=%s",
+            g_getenv ("CUDAVISION_TEST_FAIL_FRAME")));
   status = cpu_create_op (self, max_slots);
   if (status == CV_OK && g_getenv ("CUDAVISION_TEST_COUNT_CREATES"))
     gst_element_post_message (GST_ELEMENT (self),

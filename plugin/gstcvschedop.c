@@ -130,6 +130,20 @@ gst_cv_scheduler_apply_depth (GstCvScheduler * sc, guint depth)
     }
     /* the slots keep their streams and planes */
     destroy_operator (sc);
+    if (create_operator (sc, depth, FALSE)) {
+      slots = depth;
+    } else {
+      /* the operator the stream had (its size worked): the depth stays,
+       * told on the bus; an error only if that one cannot be made again */
+      if (!create_operator (sc, slots, TRUE))
+        return GST_FLOW_ERROR;
+      GST_ELEMENT_WARNING (sc->self, LIBRARY, INIT, ("Could not set up the "
+              "operator for pipeline-depth %u: %u frames stay in flight",
+              depth, slots), ("the operator for %u slots could not be made "
+              "(debug log: its status)", depth));
+    }
+  } else if (slots == 0 && GST_CV_PRIV (sc->self)->negotiated) {
+    /* none since a failure: made for this depth */
     if (!create_operator (sc, depth, TRUE))
       return GST_FLOW_ERROR;
     slots = depth;

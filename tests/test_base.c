@@ -616,6 +616,69 @@ GST_START_TEST (test_operator_created_once_per_caps)
 
 GST_END_TEST;
 
+/* A larger pipeline-depth whose operator cannot be made (the test double
+ * fails the second creation): the element keeps the operator it had (made
+ * again for the old depth), says so in a warning, and every frame still
+ * comes out; no error. */
+GST_START_TEST (test_larger_depth_operator_refused)
+{
+  GstBus *bus;
+  GstHarness *h;
+  GstMessage *m;
+  guint slots = 0, pushed = 0, warnings = 0, made = 0;
+
+  if (cvtest_backend_is_cuda () || !is_async ()) {
+    GST_INFO ("the operators are failed by the asynchronous test double");
+    return;
+  }
+  g_setenv ("CUDAVISION_TEST_COUNT_CREATES", "1", TRUE);
+  g_setenv ("CUDAVISION_TEST_FAIL_FRAME", "create:1", TRUE);
+  bus = gst_bus_new ();
+  h = cvtest_harness_new ("cudasobel", NULL);
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "pipeline-depth", 2, NULL);
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 32, 8));
+  push_frames (h, 6, 32, &pushed);
+  fail_unless_equals_int (pop_operators (bus, &slots), 1);
+  fail_unless_equals_int (slots, 2);
+
+  g_object_set (h->element, "pipeline-depth", 4, NULL);
+  push_frames (h, 9, 32, &pushed);
+  /* the one for 4 refused, the one for 2 made again, a warning for it
+   * (gst_bus_pop_filtered () would drop the other kinds: every message) */
+  while ((m = gst_bus_pop (bus))) {
+    GError *err = NULL;
+
+    fail_unless (GST_MESSAGE_TYPE (m) != GST_MESSAGE_ERROR, "an error posted");
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+      gst_message_parse_warning (m, &err, NULL);
+      if (strstr (err->message, "pipeline-depth 4"))
+        warnings++;
+      g_error_free (err);
+    } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT
+        && gst_structure_has_name (gst_message_get_structure (m),
+            "cudavision-test-operator")) {
+      fail_unless (gst_structure_get_uint (gst_message_get_structure (m),
+              "slots", &slots));
+      fail_unless_equals_int (slots, 2);
+      made++;
+    }
+    gst_message_unref (m);
+  }
+  fail_unless_equals_int (made, 1);
+  fail_unless_equals_int (warnings, 1);
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), pushed);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_unsetenv ("CUDAVISION_TEST_FAIL_FRAME");
+  g_unsetenv ("CUDAVISION_TEST_COUNT_CREATES");
+}
+
+GST_END_TEST;
+
 /* NULL while downstream blocks: a paused (prerolled) sink behind a full
  * queue holds the element's output, its streaming thread waits for a
  * slot; setting the pipeline to NULL must return and release every
@@ -1531,6 +1594,7 @@ base_suite (void)
   tcase_add_test (tc, test_frame_error_posted_once);
   tcase_add_test (tc, test_operator_refused_at_negotiation);
   tcase_add_test (tc, test_operator_created_once_per_caps);
+  tcase_add_test (tc, test_larger_depth_operator_refused);
   return s;
 }
 
