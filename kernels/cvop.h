@@ -85,6 +85,10 @@ typedef struct
  *          too and grow at a submit into that slot when the parameters
  *          need more. There is no other scratch convention: callers never
  *          pass memory of their own besides the frame's planes.
+ *          Not yet so: cv_nlmeans_cuda_ops makes a slot's device planes
+ *          (sized by the info alone) at that slot's first frame, and
+ *          the nlmeans temporal ring at the first stored frame (its size
+ *          is the temporal window, a parameter).
  * submit:  one frame in slot `slot` (0 .. max_slots - 1) with the
  *          parameter snapshot params (the algorithm's CvXxxParams, read
  *          during the call only, except where the algorithm says
