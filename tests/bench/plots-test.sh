@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/bench/plots.py on JSON of the CPU backend (suite cpu): the bench
-# run at 1, 2 and 4 streams appends 3 cases; the table must list them with
-# their stream counts and the scaling figure must be written (exit 77,
-# skipped, without matplotlib).
+# run at 1, 2 and 4 streams (depth 2, given) appends 3 cases; the table
+# must list them with their stream counts and the scaling figure must be
+# written (exit 77, skipped, without matplotlib).
 #   plots-test.sh BENCH_BINARY WORK_DIR
 set -euo pipefail
 bench=$1
@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
 for n in 1 2 4; do
-  "$bench" --backend cpu -f GRAY8 -w 64 -h 48 -n 30 --warmup 5 -i pageable \
+  "$bench" --backend cpu -f GRAY8 -w 64 -h 48 -n 30 --warmup 5 -i pageable -d 2 \
     --no-floor --streams $n --repeat 2 --label plots-test \
     --json "$work/cases.json" > "$work/bench-$n.log"
 done
