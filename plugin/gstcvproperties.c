@@ -168,8 +168,9 @@ gst_cv_properties_install (GObjectClass * gobject_class)
    * Default 3: a frame's copies and kernel run one after the other, and a
    * slot is free again only once its frame is done and completed on the
    * host, so 2 slots leave the copy engines idle while the host turns a
-   * frame around; 3 kept both directions busier (1080p GRAY8 in pinned
-   * memory on an H200: 14 024 against 9 849 frames/s, docs/benchmarks.md).
+   * frame around; 3 keeps both directions busier (1080p GRAY8 in pinned
+   * memory on an H200: 18-42 % more frames/s than 2 in two runs; frames
+   * in CUDA memory gained nothing, docs/benchmarks.md).
    * Each slot holds device planes and pinned staging for a frame in
    * system memory (none for frames in CUDA memory).
    * The element's operator is made at negotiation for this many frames

@@ -58,6 +58,10 @@ if [ -d "$b/extra-lib" ]; then
 fi
 nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv 2>&1 | tee "$out/device.txt"
 status=0
+# test_cvops's CUDA test functions (each runnable alone with GST_CHECKS)
+cuda_test_functions() {
+  grep -aoE 'test_cuda_[a-z0-9_]+' "$1" | sort -u
+}
 if [ "$what" = tests ] || [ "$what" = all ]; then
   for t in "$b"/tests/test_*; do
     [ -x "$t" ] && [ -f "$t" ] || continue
@@ -65,12 +69,12 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
     if [ "$n" = test_cvops ]; then
       # more than 220 s as one program on an H200 (2026-11-27): each CUDA
       # test function in its own process, all at once (GST_CHECKS)
-      for f in $(grep -aoE 'test_cuda_[a-z0-9_]+' "$t" | sort -u); do
+      for f in $(cuda_test_functions "$t"); do
         CUDAVISION_TEST_BACKEND=cuda CK_FORK=no GST_CHECKS=$f \
           timeout ${TEST_TIMEOUT:-300} "$t" > "$out/$n-$f.log" 2>&1 &
       done
       wait
-      for f in $(grep -aoE 'test_cuda_[a-z0-9_]+' "$t" | sort -u); do
+      for f in $(cuda_test_functions "$t"); do
         l="$out/$n-$f.log"
         grep -qE '^100%: Checks' "$l" || status=1
         printf '%-28s %s\n' "$n $f" "$(grep -E '^[0-9]+%: Checks' "$l" | tail -1)"
@@ -209,7 +213,7 @@ if [ "$what" = sanitize ]; then
     runs+=("memcheck-$n memcheck $t")
   done
   if [ -x "$b/tests/test_cvops" ]; then
-    for f in ${SANITIZE_RACECHECK:-$(grep -aoE 'test_cuda_[a-z0-9_]+' "$b/tests/test_cvops" | sort -u)}; do
+    for f in ${SANITIZE_RACECHECK:-$(cuda_test_functions "$b/tests/test_cvops")}; do
       runs+=("racecheck-$f racecheck $b/tests/test_cvops GST_CHECKS=$f")
     done
   fi

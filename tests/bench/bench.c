@@ -1024,7 +1024,9 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   }
   for (k = 0; k < n_runs; k++)
     have_floor &= runs[k].have_floor;
-  if (have_floor) {
+  /* frames in CUDA memory never cross PCIe: no PCIe floor applies (the
+   * device-memory floor and the kernel-bound rate are printed instead) */
+  if (have_floor && !cuda_mem) {
     gdouble f[5];
     /* each run against its own floor: the share of the PCIe floor */
     for (k = 0; k < n_runs; k++) {
