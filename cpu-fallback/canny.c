@@ -53,7 +53,7 @@ canny_luma_row (const CvPlane * src, CvLumaLayout l, int y, int r,
 }
 
 /* dx, dy and the magnitude of every pixel */
-static int
+static CvStatus
 canny_gradients (CannyOp * o, const CvPlane * src, int k, int l2,
     const CvExec * exec)
 {
@@ -159,7 +159,7 @@ canny_hysteresis (CannyOp * o)
 /* ---- the operator (cvcanny.h) ---- */
 
 static void
-canny_destroy (void *op)
+canny_slot_destroy (void *op)
 {
   CannyOp *o = op;
 
@@ -173,8 +173,8 @@ canny_destroy (void *op)
   free (o);
 }
 
-static int
-canny_create (const void *info, void **op)
+static CvStatus
+canny_slot_create (const void *info, void **op)
 {
   CannyOp *o;
   size_t n;
@@ -197,15 +197,15 @@ canny_create (const void *info, void **op)
   o->cls = malloc (n);
   o->stack = malloc (n * sizeof (int32_t));
   if (!o->dx || !o->dy || !o->mag || !o->cls || !o->stack) {
-    canny_destroy (o);
+    canny_slot_destroy (o);
     return CV_ERROR_NO_MEMORY;
   }
   *op = o;
   return CV_OK;
 }
 
-static int
-canny_submit (void *op, const CvFrame * frame, const void *params,
+static CvStatus
+canny_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   CannyOp *o = op;
@@ -245,12 +245,10 @@ canny_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 static const void *
-canny_results (void *op)
+canny_slot_results (void *op)
 {
   (void) op;
   return NULL;
 }
 
-const CvOps cv_canny_cpu_ops = {
-  "canny-cpu", canny_create, canny_submit, canny_results, canny_destroy
-};
+CV_OPS_FROM_SLOTS (cv_canny_cpu_ops, "canny-cpu", canny_slot);

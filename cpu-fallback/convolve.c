@@ -30,7 +30,7 @@
 #include <omp.h>
 #endif
 
-int
+CvStatus
 cv_convolve_params_prepare (CvConvolveParams * p)
 {
   int k, i, j, pi = 0, pj = 0;
@@ -262,7 +262,7 @@ named_row (int kind, const uint8_t * restrict r0, const uint8_t * restrict r1,
   }
 }
 
-static int
+static CvStatus
 run_named (const uint8_t * src, size_t sstride, uint8_t * dst,
     size_t dstride, int w, int h, int bpp, int mode, int kind,
     const uint8_t * keep, size_t kstride, int channels, const CvExec * exec)
@@ -338,7 +338,7 @@ slot_of (int e, int k)
   return s < 0 ? s + k : s;
 }
 
-static int
+static CvStatus
 run_custom (const uint8_t * src, size_t sstride, uint8_t * dst,
     size_t dstride, int w, int h, int bpp, int nc,
     const CvConvolveParams * p, const uint8_t * keep, size_t kstride,
@@ -426,7 +426,7 @@ run_custom (const uint8_t * src, size_t sstride, uint8_t * dst,
   return failed ? CV_ERROR_NO_MEMORY : CV_OK;
 }
 
-int
+CvStatus
 cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp, int channels,
     const CvConvolveParams * p, const CvExec * exec)
 {
@@ -443,8 +443,7 @@ cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp, int channels,
       || bpp > 4 || channels < 1 || channels > 3 || channels > bpp
       || n < 1 || n > CV_CONVOLVE_MAX_CHAIN || p->ksize < 1
       || p->ksize > CV_CONVOLVE_MAX_KSIZE || p->ksize % 2 == 0
-      || p->border_mode < CV_BORDER_CONSTANT
-      || p->border_mode > CV_BORDER_REFLECT_101)
+      || !cv_border_mode_valid (p->border_mode))
     return CV_ERROR_INVALID_ARGUMENT;
   for (i = 0; i < n; i++)
     if (p->filters[i] < CV_FILTER_BLUR || p->filters[i] > CV_FILTER_CUSTOM)
@@ -490,8 +489,8 @@ typedef struct
   CvConvolveInfo info;
 } ConvolveOp;
 
-static int
-convolve_create (const void *info, void **op)
+static CvStatus
+convolve_slot_create (const void *info, void **op)
 {
   ConvolveOp *o;
 
@@ -508,8 +507,8 @@ convolve_create (const void *info, void **op)
   return CV_OK;
 }
 
-static int
-convolve_submit (void *op, const CvFrame * frame, const void *params,
+static CvStatus
+convolve_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   ConvolveOp *o = op;
@@ -527,19 +526,16 @@ convolve_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 static const void *
-convolve_results (void *op)
+convolve_slot_results (void *op)
 {
   (void) op;
   return NULL;
 }
 
 static void
-convolve_destroy (void *op)
+convolve_slot_destroy (void *op)
 {
   free (op);
 }
 
-const CvOps cv_convolve_cpu_ops = {
-  "convolve-cpu", convolve_create, convolve_submit, convolve_results,
-  convolve_destroy
-};
+CV_OPS_FROM_SLOTS (cv_convolve_cpu_ops, "convolve-cpu", convolve_slot);

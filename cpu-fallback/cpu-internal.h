@@ -30,14 +30,14 @@ extern "C" {
 
 /* The Sobel edge map of src (width x height, read through layout) into
  * dst (GRAY8, the same size): cvsobel.h. */
-int cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+CvStatus cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvSobelParams * params, const CvExec * exec);
 
 /* The filter chain on one plane: src and dst of the same width x height
  * (any strides); pixels of bpp bytes (1 .. 4) whose first channels bytes
  * (1 .. 3, <= bpp) are filtered independently, the others copied from src
  * (cvconvolve.h). */
-int cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp,
+CvStatus cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp,
     int channels, const CvConvolveParams * params, const CvExec * exec);
 
 /* Sum of the radii of the chain's stages (the halo it needs). */
@@ -46,8 +46,8 @@ int cv_convolve_chain_radius (const CvConvolveParams * params);
 /* Non-local means of src (read through layout: bpp 1 grey, or 3 / 4 with
  * the R, G, B offsets; a fourth byte is copied) into dst (same size and
  * layout, not aliasing src): cvnlmeans.h. */
-int cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvNlMeansParams * params, const CvExec * exec);
+CvStatus cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane *
+    dst, const CvNlMeansParams * params, const CvExec * exec);
 
 /* Template matching of templ in src (read through layout; the template
  * 1x1 up to the frame's size), cvtemplatematch.h.
@@ -68,7 +68,7 @@ int cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
  * CV_ERROR_INVALID_ARGUMENT for a template empty or larger than the frame,
  * a bad method or max_matches, a score map of another size or params->
  * score_map not 8 or 16 with a score map. */
-int cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
+CvStatus cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, const CvTemplateMatchParams * params,
     CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
     const CvExec * exec);
@@ -93,9 +93,9 @@ int cv_template_match_cpu_path (const void *workspace);
  * n_segments is set. Returns also CV_ERROR_INVALID_ARGUMENT for a ROI not
  * inside the frame and segment mode without seg or with >= 2^32 - 1
  * pixels. */
-int cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvMeanShiftParams * params, CvMeanShiftSegments * seg,
-    const CvExec * exec);
+CvStatus cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane *
+    dst, const CvMeanShiftParams * params, CvMeanShiftSegments * seg, const
+    CvExec * exec);
 
 /* OpenCV's Sobel kernels of aperture k (sobel_core.h) as separable sums
  * over k rows of luma, rows[j] holding n = w + 2 (k / 2) values (k / 2
@@ -132,11 +132,13 @@ cv_sobel_gradient_at (const int32_t * vs, const int32_t * vd, int k, int x,
 
 /* Set the first width * bytes_per_pixel bytes of every row of plane to
  * value (row padding is left alone). CV_OK or CV_ERROR_INVALID_ARGUMENT. */
-int cv_fill_plane_cpu (CvPlane * plane, int bytes_per_pixel, uint8_t value);
+CvStatus cv_fill_plane_cpu (CvPlane * plane, int bytes_per_pixel, uint8_t
+    value);
 
 /* Copy the first row_bytes bytes of every row of src into dst (planes of
  * the same height). CV_OK or CV_ERROR_INVALID_ARGUMENT. */
-int cv_copy_plane_cpu (const CvPlane * src, CvPlane * dst, size_t row_bytes);
+CvStatus cv_copy_plane_cpu (const CvPlane * src, CvPlane * dst, size_t
+    row_bytes);
 
 #ifdef __cplusplus
 }

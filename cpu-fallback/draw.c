@@ -40,7 +40,7 @@ draw_rect (CvPlane * plane, CvLumaLayout l, int x0, int y0, int rw, int rh,
   }
 }
 
-int
+CvStatus
 cv_draw_rectangles (CvPlane * plane, CvLumaLayout layout,
     const CvRect * rects, int n, int thickness)
 {

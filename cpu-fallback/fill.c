@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-int
+CvStatus
 cv_fill_plane_cpu (CvPlane * plane, int bytes_per_pixel, uint8_t value)
 {
   if (!plane || !plane->data || plane->width < 1 || plane->height < 1
@@ -18,7 +18,7 @@ cv_fill_plane_cpu (CvPlane * plane, int bytes_per_pixel, uint8_t value)
   return CV_OK;
 }
 
-int
+CvStatus
 cv_copy_plane_cpu (const CvPlane * src, CvPlane * dst, size_t row_bytes)
 {
   if (!src || !dst || !src->data || !dst->data || src->height != dst->height)

@@ -180,7 +180,7 @@ write_pixel (uint8_t * px, CvLumaLayout l, uint32_t v)
  * seg. Polls exec's cancel flag in every pass (joining, each merging
  * round, the statistics, the labels and painting): CV_ERROR_CANCELLED,
  * dst and the labels then incomplete. */
-static int
+static CvStatus
 segment (const CvMsCore * k, const CvMeanShiftParams * p, int frame_width,
     const uint32_t * filt, const CvMsPos * pos, CvPlane * dst,
     CvLumaLayout l, CvMeanShiftSegments * seg, const CvExec * exec)
@@ -361,7 +361,7 @@ filter_row (const CvMsSrc * s, const CvMsCore * k, int y,
   }
 }
 
-int
+CvStatus
 cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvMeanShiftParams * params, CvMeanShiftSegments * seg,
     const CvExec * exec)
@@ -485,8 +485,8 @@ typedef struct
                                  * mode */
 } MeanShiftOp;
 
-static int
-meanshift_create (const void *info, void **op)
+static CvStatus
+meanshift_slot_create (const void *info, void **op)
 {
   MeanShiftOp *o;
 
@@ -503,8 +503,8 @@ meanshift_create (const void *info, void **op)
   return CV_OK;
 }
 
-static int
-meanshift_submit (void *op, const CvFrame * frame, const void *params,
+static CvStatus
+meanshift_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   MeanShiftOp *o = op;
@@ -536,7 +536,7 @@ meanshift_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 static const void *
-meanshift_results (void *op)
+meanshift_slot_results (void *op)
 {
   MeanShiftOp *o = op;
 
@@ -544,7 +544,7 @@ meanshift_results (void *op)
 }
 
 static void
-meanshift_destroy (void *op)
+meanshift_slot_destroy (void *op)
 {
   MeanShiftOp *o = op;
 
@@ -554,7 +554,4 @@ meanshift_destroy (void *op)
   free (o);
 }
 
-const CvOps cv_meanshift_cpu_ops = {
-  "meanshift-cpu", meanshift_create, meanshift_submit, meanshift_results,
-  meanshift_destroy
-};
+CV_OPS_FROM_SLOTS (cv_meanshift_cpu_ops, "meanshift-cpu", meanshift_slot);

@@ -291,7 +291,7 @@ tile_run (const Ctx * c, Bufs * b, const CvNlMeansPass * ps, int tx0, int ty0)
   }
 }
 
-static int
+static CvStatus
 cv_nlmeans_cpu_pass (const CvNlMeansPass * ps, const CvNlMeansParams * params,
     double h, const CvExec * exec)
 {
@@ -394,7 +394,7 @@ layout_ok (CvLumaLayout layout)
       && layout.b < layout.bpp);
 }
 
-int
+CvStatus
 cv_nlmeans_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvNlMeansParams * params, const CvExec * exec)
 {
@@ -486,7 +486,7 @@ ycrcb_pass (CvNlMeansPass * ps, const CvPlane * const *frames, int n,
 
 /* frame c of the converted frames[0 .. n-1] into out (packed RGB): Y with
  * h, Cr and Cb together with h_color (0: kept), converted back */
-static int
+static CvStatus
 denoise_ycrcb (const CvNlMeansInfo * info, const CvPlane * const *frames,
     int n, int c, CvPlane * out, const CvNlMeansParams * p, const CvExec * exec)
 {
@@ -511,26 +511,6 @@ denoise_ycrcb (const CvNlMeansInfo * info, const CvPlane * const *frames,
         exec);
   free (tmp.data);
   return status;
-}
-
-/* ---- the history (cvnlmeans.h) ---- */
-
-CvNlMeansHistory *
-cv_nlmeans_history_new (void)
-{
-  CvNlMeansHistory *h = calloc (1, sizeof (CvNlMeansHistory));
-
-  if (h)
-    h->latest = -1;
-  return h;
-}
-
-void
-cv_nlmeans_history_free (CvNlMeansHistory * history)
-{
-  if (history && history->storage && history->free_storage)
-    history->free_storage (history->storage);
-  free (history);
 }
 
 /* The CPU ring: n frames of the stream's plane sizes, tightly packed. */
@@ -602,44 +582,39 @@ cpu_ring_new (const CvNlMeansInfo * info, const CvFrame * frame, int n)
 
 /* ---- the operator (cvnlmeans.h) ---- */
 
+/* The CPU computes one frame at a time (the caller's frames in flight are
+ * complete once submit returns): the slots need no memory of their own,
+ * the stream's temporal ring is the operator's. */
 typedef struct
 {
   CvNlMeansInfo info;
-  CvNlMeansHistory *hist;       /* the history this operator uses */
+  int n_slots;
+  CpuRing *ring;                /* temporal: made at the first store */
 } NlMeansOp;
 
-static void
-op_leave_history (NlMeansOp * o)
-{
-  if (o->hist && --o->hist->users == 0 && o->hist->storage) {
-    o->hist->free_storage (o->hist->storage);
-    o->hist->storage = NULL;
-    o->hist->latest = -1;
-  }
-  o->hist = NULL;
-}
-
-static int
-nlmeans_create (const void *info, void **op)
+static CvStatus
+nlmeans_create (const void *info, int max_slots, void **op)
 {
   NlMeansOp *o;
 
   if (!op)
     return CV_ERROR_INVALID_ARGUMENT;
   *op = NULL;
-  if (!cv_nlmeans_info_valid (info))
+  if (!cv_nlmeans_info_valid (info) || max_slots < 1
+      || max_slots > CV_OP_MAX_SLOTS)
     return CV_ERROR_INVALID_ARGUMENT;
   o = calloc (1, sizeof (NlMeansOp));
   if (!o)
     return CV_ERROR_NO_MEMORY;
   o->info = *(const CvNlMeansInfo *) info;
+  o->n_slots = max_slots;
   *op = o;
   return CV_OK;
 }
 
 /* frame `centre` of the window frames[0 .. n-1] (centre index c) into out:
  * plane 0 with h, the chroma with h_color (or copied) */
-static int
+static CvStatus
 denoise_window (const CvNlMeansInfo * info, const CvPlane * const *frames,
     int n, int c, CvPlane * out, const CvNlMeansParams * p, const CvExec * exec)
 {
@@ -664,19 +639,18 @@ denoise_window (const CvNlMeansInfo * info, const CvPlane * const *frames,
   return status;
 }
 
-static int
-nlmeans_submit (void *op, const CvFrame * frame, const void *params,
-    const CvExec * exec)
+static CvStatus
+nlmeans_submit (void *op, int slot, const CvFrame * frame,
+    const void *params, const CvExec * exec)
 {
   NlMeansOp *o = op;
   const CvNlMeansParams *p = params;
   const CvPlane *frames[CV_NLMEANS_MAX_TEMPORAL];
-  CvNlMeansHistory *hist;
   CpuRing *ring;
   CvFrame f;
   int i, q;
 
-  if (!o || !cv_nlmeans_params_valid (p)
+  if (!o || slot < 0 || slot >= o->n_slots || !cv_nlmeans_params_valid (p)
       || (p->temporal_window <= 1 && !cv_nlmeans_frame_valid (&o->info, frame)))
     return CV_ERROR_INVALID_ARGUMENT;
   f = *frame;
@@ -701,21 +675,13 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
   }
 
   /* a temporal window: store frame->in, denoise frame centre */
-  hist = p->history;
   if ((p->store >= 0 && !cv_nlmeans_frame_valid (&o->info, frame))
       || (p->store < 0 && p->centre >= 0 && !cv_plane_is (&f.out[0],
               o->info.width, o->info.height, o->info.layout.bpp)))
     return CV_ERROR_INVALID_ARGUMENT;
-  if (o->hist != hist) {
-    op_leave_history (o);
-    o->hist = hist;
-    hist->users++;
-  }
-  ring = hist->storage;
-  if (ring && (ring->n < cv_nlmeans_ring_size (p->temporal_window)
-          || ring->n_planes != o->info.n_planes
-          || ring->ycc != cv_nlmeans_info_ycrcb (&o->info)))
-    return CV_ERROR_INVALID_ARGUMENT;   /* one window per history */
+  ring = o->ring;
+  if (ring && ring->n < cv_nlmeans_ring_size (p->temporal_window))
+    return CV_ERROR_INVALID_ARGUMENT;   /* one window per operator */
   if (!ring) {
     if (p->store < 0)
       return CV_ERROR_INVALID_ARGUMENT; /* nothing stored yet */
@@ -723,8 +689,7 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
         cv_nlmeans_ring_size (p->temporal_window));
     if (!ring)
       return CV_ERROR_NO_MEMORY;
-    hist->storage = ring;
-    hist->free_storage = cpu_ring_free;
+    o->ring = ring;
   }
   if (p->store >= 0) {
     const int e = (int) (p->store % ring->n);
@@ -737,7 +702,6 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
       cv_copy_plane_cpu (&f.in[q], &ring->planes[e * CV_MAX_PLANES + q],
           ring->planes[e * CV_MAX_PLANES + q].stride);
     ring->index[e] = p->store;
-    hist->latest = p->store;
   }
   if (p->centre < 0)
     return CV_OK;
@@ -753,18 +717,22 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 static const void *
-nlmeans_results (void *op)
+nlmeans_results (void *op, int slot)
 {
   (void) op;
+  (void) slot;
   return NULL;
 }
 
 static void
 nlmeans_destroy (void *op)
 {
-  if (op)
-    op_leave_history (op);
-  free (op);
+  NlMeansOp *o = op;
+
+  if (!o)
+    return;
+  cpu_ring_free (o->ring);
+  free (o);
 }
 
 const CvOps cv_nlmeans_cpu_ops = {

@@ -125,7 +125,7 @@ luma_row_r (const CvPlane * src, CvLumaLayout l, int y, int brightness,
   }
 }
 
-static int
+static CvStatus
 sobel_cpu_k (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvSobelParams * params, const CvExec * exec, int k)
 {
@@ -164,7 +164,7 @@ sobel_cpu_k (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
       status;
 }
 
-int
+CvStatus
 cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvSobelParams * params, const CvExec * exec)
 {
@@ -234,8 +234,8 @@ typedef struct
   CvSobelInfo info;
 } SobelOp;
 
-static int
-sobel_create (const void *info, void **op)
+static CvStatus
+sobel_slot_create (const void *info, void **op)
 {
   SobelOp *o;
 
@@ -252,8 +252,8 @@ sobel_create (const void *info, void **op)
   return CV_OK;
 }
 
-static int
-sobel_submit (void *op, const CvFrame * frame, const void *params,
+static CvStatus
+sobel_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   SobelOp *o = op;
@@ -271,18 +271,16 @@ sobel_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 static const void *
-sobel_results (void *op)
+sobel_slot_results (void *op)
 {
   (void) op;
   return NULL;
 }
 
 static void
-sobel_destroy (void *op)
+sobel_slot_destroy (void *op)
 {
   free (op);
 }
 
-const CvOps cv_sobel_cpu_ops = {
-  "sobel-cpu", sobel_create, sobel_submit, sobel_results, sobel_destroy
-};
+CV_OPS_FROM_SLOTS (cv_sobel_cpu_ops, "sobel-cpu", sobel_slot);

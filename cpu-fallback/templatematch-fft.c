@@ -202,7 +202,7 @@ fft_new (int dw, int dh)
 }
 
 /* conj (DFT (T zero-padded to dw x dh)) / (dw dh) into f->tspec */
-static int
+static CvStatus
 template_spectrum (CvTmFft * f, const CvTemplate * templ)
 {
   const int dw = f->dw, dh = f->dh, tw = templ->plane.width,
@@ -286,7 +286,7 @@ fft_tile (const CvTmFft * f, const CvPlane * lum, int tw, int th,
   }
 }
 
-int
+CvStatus
 cvtm_fft_scores (CvTmFft ** pf, const CvPlane * lum, const CvTemplate * templ,
     const CvTmScoreConst * k, float *map, int dw, int dh, const CvExec * exec)
 {
@@ -364,7 +364,7 @@ cvtm_fft_cost (int w, int h, int tw, int th, int *dw, int *dh)
   return -1;
 }
 
-int
+CvStatus
 cvtm_fft_scores (CvTmFft ** fft, const CvPlane * lum,
     const CvTemplate * templ, const CvTmScoreConst * k, float *map,
     int dw, int dh, const CvExec * exec)

@@ -15,7 +15,7 @@
  * tight) with the direct correlation; lum is the frame's luma (GRAY8).
  * exec: threads and cancellation (NULL: defaults). Returns CV_OK,
  * CV_ERROR_NO_MEMORY or CV_ERROR_CANCELLED. */
-int cvtm_direct_scores (const CvPlane * lum, const CvTemplate * templ,
+CvStatus cvtm_direct_scores (const CvPlane * lum, const CvTemplate * templ,
     const CvTmScoreConst * k, float *map, const CvExec * exec);
 
 /* Plans, tile size and template spectrum of one workspace. */
@@ -34,7 +34,7 @@ double cvtm_fft_cost (int w, int h, int tw, int th, int *dw, int *dh);
  * spectrum (NULL at first; rebuilt when the tile size or the template
  * changes, templ->id 0 = every call). Returns CV_OK, CV_ERROR_NO_MEMORY
  * or CV_ERROR_CANCELLED. */
-int cvtm_fft_scores (CvTmFft ** fft, const CvPlane * lum,
+CvStatus cvtm_fft_scores (CvTmFft ** fft, const CvPlane * lum,
     const CvTemplate * templ, const CvTmScoreConst * k, float *map,
     int dw, int dh, const CvExec * exec);
 

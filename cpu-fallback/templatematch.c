@@ -66,7 +66,7 @@ typedef struct
 /* uint32 accumulators hold this many products of 8-bit values */
 #define ACC_BUDGET (UINT32_MAX / 65025u)
 
-int
+CvStatus
 cv_template_stats (CvTemplate * t)
 {
   int64_t s = 0, q = 0, n = 0;
@@ -326,7 +326,7 @@ get_luma (const CvPlane * src, CvLumaLayout l, int y0, int rows,
   out->stride = src->width;
 }
 
-static int
+static CvStatus
 check_args (const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, const CvTemplateMatchParams * p,
     const CvPlane * score_map, const CvTemplateMatchResult * result)
@@ -357,7 +357,7 @@ cpu_has_avx2 (void)
 #endif
 }
 
-int
+CvStatus
 cvtm_direct_scores (const CvPlane * lum_, const CvTemplate * templ,
     const CvTmScoreConst * kp, float *map, const CvExec * exec)
 {
@@ -534,7 +534,7 @@ cv_template_match_cpu_path (const void *workspace)
 }
 
 /* *buf holds at least n elements of size sz (grown, never shrunk) */
-static int
+static CvStatus
 ensure (void **buf, size_t *cap, size_t n, size_t sz)
 {
   void *p;
@@ -649,7 +649,7 @@ window_score (const CvPlane * src, CvLumaLayout l, const CvTemplate * templ,
   return cvtm_score (k, c, s, q);
 }
 
-int
+CvStatus
 cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, const CvTemplateMatchParams * params,
     CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
@@ -844,7 +844,7 @@ multi_best (const float *map, int rw, int rh, int64_t off, float n, int tw,
 
 /* Several templates (n > 1, cvtemplatematch.h): every template's whole
  * score image by the direct path, then one search over all of them. */
-static int
+static CvStatus
 match_multi (const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, int n, const CvTemplateMatchParams * params,
     CvPlane * score_map, CvTemplateMatchResult * result,
@@ -933,8 +933,8 @@ typedef struct
   CvTemplateMatchResult result;
 } TemplateMatchOp;
 
-static int
-template_match_create (const void *info, void **op)
+static CvStatus
+template_match_slot_create (const void *info, void **op)
 {
   TemplateMatchOp *o;
 
@@ -951,8 +951,8 @@ template_match_create (const void *info, void **op)
   return CV_OK;
 }
 
-static int
-template_match_submit (void *op, const CvFrame * frame, const void *params,
+static CvStatus
+template_match_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   TemplateMatchOp *o = op;
@@ -1003,7 +1003,7 @@ template_match_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 static const void *
-template_match_results (void *op)
+template_match_slot_results (void *op)
 {
   TemplateMatchOp *o = op;
 
@@ -1011,7 +1011,7 @@ template_match_results (void *op)
 }
 
 static void
-template_match_destroy (void *op)
+template_match_slot_destroy (void *op)
 {
   TemplateMatchOp *o = op;
 
@@ -1021,7 +1021,5 @@ template_match_destroy (void *op)
   free (o);
 }
 
-const CvOps cv_template_match_cpu_ops = {
-  "template-match-cpu", template_match_create, template_match_submit,
-  template_match_results, template_match_destroy
-};
+CV_OPS_FROM_SLOTS (cv_template_match_cpu_ops, "template-match-cpu",
+    template_match_slot);

@@ -460,7 +460,7 @@ struct CannyOp
 };
 
 void
-canny_destroy (void *op)
+canny_slot_destroy (void *op)
 {
   CannyOp *o = (CannyOp *) op;
 
@@ -471,8 +471,8 @@ canny_destroy (void *op)
   free (o);
 }
 
-int
-canny_create (const void *info, void **op)
+CvStatus
+canny_slot_create (const void *info, void **op)
 {
   CannyOp *o;
   size_t n;
@@ -492,15 +492,16 @@ canny_create (const void *info, void **op)
   if (e == cudaSuccess)
     e = cudaMalloc (&o->labels, n * sizeof (unsigned));
   if (e != cudaSuccess) {
-    canny_destroy (o);
-    return e == cudaErrorMemoryAllocation ? CV_ERROR_NO_MEMORY : (int) e;
+    canny_slot_destroy (o);
+    return e == cudaErrorMemoryAllocation ? CV_ERROR_NO_MEMORY :
+        cv_cuda_status (e);
   }
   *op = o;
   return CV_OK;
 }
 
-int
-canny_submit (void *op, const CvFrame * frame, const void *params,
+CvStatus
+canny_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   CannyOp *o = (CannyOp *) op;
@@ -544,7 +545,7 @@ canny_submit (void *op, const CvFrame * frame, const void *params,
   /* neutral chroma of NV12 / I420 output */
   for (int i = 1; i < o->info.n_out_planes; i++) {
     CvPlane pl = frame->out[i];
-    int status = cv_fill_plane_cuda (&pl, o->info.out_pixel_stride[i], 128,
+    CvStatus status = cv_fill_plane_cuda (&pl, o->info.out_pixel_stride[i], 128,
         s);
     if (status != CV_OK)
       return status;
@@ -553,7 +554,7 @@ canny_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 const void *
-canny_results (void *op)
+canny_slot_results (void *op)
 {
   (void) op;
   return NULL;
@@ -561,6 +562,4 @@ canny_results (void *op)
 
 }                               /* namespace */
 
-extern "C" const CvOps cv_canny_cuda_ops = {
-  "canny-cuda", canny_create, canny_submit, canny_results, canny_destroy
-};
+CV_OPS_FROM_SLOTS (cv_canny_cuda_ops, "canny-cuda", canny_slot);

@@ -227,7 +227,7 @@ cv_conv_chain_smem (int n, int any_sep, int R, int th, int nc)
 }
 
 template < int BPP, int NC >
-static int
+static CvStatus
 launch (const uint8_t * src, size_t sstride, uint8_t * dst, size_t dstride,
     const uint8_t * asrc, size_t astride, int W, int H, const GpuChain & g,
     int max_smem, cudaStream_t stream)
@@ -255,10 +255,10 @@ launch (const uint8_t * src, size_t sstride, uint8_t * dst, size_t dstride,
     return CV_ERROR_INVALID_ARGUMENT;
   conv_chain_kernel < BPP, NC > <<<grid, block, smem, stream>>> (src,
       sstride, dst, dstride, asrc, astride, W, H, th, g);
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
-int
+CvStatus
 cv_conv_chain_launch (int bpp, int nc, const uint8_t * src, size_t sstride,
     uint8_t * dst, size_t dstride, const uint8_t * asrc, size_t astride,
     int W, int H, const GpuChain & g, int max_smem, cudaStream_t stream)

@@ -115,7 +115,7 @@ custom2d_kernel (const uint8_t * __restrict__ src, size_t sstride,
 }
 
 template < int K >
-static int
+static CvStatus
 launch_custom2d (const uint8_t * src, size_t sstride, uint8_t * dst,
     size_t dstride, int W, int H, const GpuChain & g, cudaStream_t stream)
 {
@@ -128,13 +128,13 @@ launch_custom2d (const uint8_t * src, size_t sstride, uint8_t * dst,
     return CV_ERROR_INVALID_ARGUMENT;
   custom2d_kernel < K > <<<grid, CB_X * CB_Y, 0, stream>>> (src, sstride,
       dst, dstride, W, H, g.border, vec, g);
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
 int
 cv_conv_custom2d_try (int bpp, int nc, const uint8_t * s, size_t ss,
     uint8_t * d, size_t ds, int W, int H, const GpuChain & g,
-    cudaStream_t st, int *ret)
+    cudaStream_t st, CvStatus *ret)
 {
   if (g.n != 1 || g.kind[0] != CV_FILTER_CUSTOM || g.sep_custom || bpp != 1
       || nc != 1)

@@ -40,14 +40,14 @@ static_assert (sizeof (GpuChain) <= 3904,
  * status of the launch, or 0 when it does not take the work. */
 int cv_conv_named_try (int bpp, int nc, const uint8_t * src, size_t sstride,
     uint8_t * dst, size_t dstride, int W, int H, const GpuChain & g,
-    cudaStream_t stream, int *ret);
+    cudaStream_t stream, CvStatus *ret);
 
 /* convolve-custom2d.cu: a chain of one general (non-separable) custom
  * kernel (ksize 3 .. 31) on pixels of (bpp, nc) = (1, 1). Returns 1 with
  * *ret the status of the launch, or 0 when it does not take the work. */
 int cv_conv_custom2d_try (int bpp, int nc, const uint8_t * src,
     size_t sstride, uint8_t * dst, size_t dstride, int W, int H,
-    const GpuChain & g, cudaStream_t stream, int *ret);
+    const GpuChain & g, cudaStream_t stream, CvStatus *ret);
 
 /* convolve-chain.cu: shared memory of the fused chain kernel (n stages,
  * any separable one, halo R, tiles of th rows, nc channels). */
@@ -57,7 +57,7 @@ size_t cv_conv_chain_smem (int n, int any_sep, int R, int th, int nc);
  * the unfiltered bytes (alpha, x) come from asrc. Returns the launch's
  * status, CV_ERROR_INVALID_ARGUMENT when its shared memory exceeds
  * max_smem or (bpp, nc) is not one of the four. */
-int cv_conv_chain_launch (int bpp, int nc, const uint8_t * src,
+CvStatus cv_conv_chain_launch (int bpp, int nc, const uint8_t * src,
     size_t sstride, uint8_t * dst, size_t dstride, const uint8_t * asrc,
     size_t astride, int W, int H, const GpuChain & g, int max_smem,
     cudaStream_t stream);

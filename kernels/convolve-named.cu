@@ -312,7 +312,7 @@ named_smem (int R)
 }
 
 template < int BPP, int NC, int N, int CLS >
-static int
+static CvStatus
 launch_named_n (const uint8_t * src, size_t sstride, uint8_t * dst,
     size_t dstride, int W, int H, const NamedChain & c, cudaStream_t stream)
 {
@@ -364,11 +364,11 @@ launch_named_n (const uint8_t * src, size_t sstride, uint8_t * dst,
     return CV_ERROR_INVALID_ARGUMENT;
   named_chain_kernel < BPP, NC, N, CLS > <<<(unsigned) blocks, NT_THREADS,
       smem, stream>>> (src, sstride, dst, dstride, W, H, vec, c, sp);
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
 template < int BPP, int NC >
-static int
+static CvStatus
 launch_named (const uint8_t * src, size_t sstride, uint8_t * dst,
     size_t dstride, int W, int H, const NamedChain & c, cudaStream_t stream)
 {
@@ -399,7 +399,7 @@ launch_named (const uint8_t * src, size_t sstride, uint8_t * dst,
 int
 cv_conv_named_try (int bpp, int nc, const uint8_t * s, size_t ss,
     uint8_t * d, size_t ds, int W, int H, const GpuChain & g,
-    cudaStream_t st, int *ret)
+    cudaStream_t st, CvStatus *ret)
 {
   NamedChain c;
 

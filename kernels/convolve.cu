@@ -26,16 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* device scratch of the one-stage-per-launch chains: two frames */
-struct Scratch
-{
-  uint8_t *ptr;
-  size_t size;
-};
-
-extern "C" int
+extern "C" CvStatus
 cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp, int channels,
-    const CvConvolveParams * p, void **scratch, void *stream)
+    const CvConvolveParams * p, CvCudaScratch * scratch, void *stream)
 {
   cudaStream_t st = (cudaStream_t) stream;
   GpuChain g;
@@ -48,8 +41,7 @@ cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp, int channels,
   if (w < 1 || h < 1 || dst->width != w || dst->height != h
       || p->n_filters < 1 || p->n_filters > CV_CONVOLVE_MAX_CHAIN
       || p->ksize < 1 || p->ksize > CV_CONVOLVE_MAX_KSIZE || p->ksize % 2 == 0
-      || p->border_mode < CV_BORDER_CONSTANT
-      || p->border_mode > CV_BORDER_REFLECT_101)
+      || !cv_border_mode_valid (p->border_mode))
     return CV_ERROR_INVALID_ARGUMENT;
 
   memset (&g, 0, sizeof (g));
@@ -78,7 +70,7 @@ cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp, int channels,
   /* specialised kernels: named chains (convolve-named.cu), one general
    * custom kernel (convolve-custom2d.cu) */
   {
-    int ret;
+    CvStatus ret;
 
     if (cv_conv_named_try (bpp, channels, src->data, src->stride, dst->data,
             dst->stride, w, h, g, st, &ret)
@@ -96,36 +88,25 @@ cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp, int channels,
 
   /* else one stage per launch through two scratch frames */
   {
-    Scratch *sc = (Scratch *) * scratch;
     size_t fstride = (size_t) w * bpp, fsize = fstride * h;
-    int n = g.n, ret = CV_OK;
+    int n = g.n;
+    CvStatus ret;
+    uint8_t *sc;
 
-    if (!sc) {
-      sc = (Scratch *) calloc (1, sizeof (Scratch));
-      if (!sc)
-        return CV_ERROR_NO_MEMORY;
-      *scratch = sc;
-    }
-    if (sc->size < 2 * fsize) {
-      /* the work queued with the scratch before has completed (one
-       * scratch per frame in flight) */
-      if (sc->ptr)
-        cudaFree (sc->ptr);
-      sc->ptr = NULL;
-      sc->size = 0;
-      cudaError_t e = cudaMalloc ((void **) &sc->ptr, 2 * fsize);
-
-      if (e != cudaSuccess) {
-        sc->ptr = NULL;
-        return (int) e;
-      }
-      sc->size = 2 * fsize;
-    }
+    if (!scratch)
+      return CV_ERROR_INVALID_ARGUMENT;
+    /* the work queued with the scratch before has completed (the slot's
+     * previous frame, or an earlier plane of this one: the largest plane
+     * comes first) */
+    ret = cv_cuda_scratch_reserve (scratch, 2 * fsize);
+    if (ret != CV_OK)
+      return ret;
+    sc = (uint8_t *) scratch->ptr;
     for (i = 0; i < n && ret == CV_OK; i++) {
       GpuChain one = g;
-      const uint8_t *s = i == 0 ? src->data : sc->ptr + ((i - 1) % 2) * fsize;
+      const uint8_t *s = i == 0 ? src->data : sc + ((i - 1) % 2) * fsize;
       size_t ss = i == 0 ? src->stride : fstride;
-      uint8_t *d = i == n - 1 ? dst->data : sc->ptr + (i % 2) * fsize;
+      uint8_t *d = i == n - 1 ? dst->data : sc + (i % 2) * fsize;
       size_t ds = i == n - 1 ? dst->stride : fstride;
 
       one.n = 1;
@@ -138,18 +119,6 @@ cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp, int channels,
   }
 }
 
-extern "C" void
-cv_convolve_cuda_free_scratch (void *scratch)
-{
-  Scratch *sc = (Scratch *) scratch;
-
-  if (!sc)
-    return;
-  if (sc->ptr)
-    cudaFree (sc->ptr);
-  free (sc);
-}
-
 /* ---- the operator (cvconvolve.h) ---- */
 
 namespace {
@@ -157,11 +126,11 @@ namespace {
 struct ConvolveOp
 {
   CvConvolveInfo info;
-  void *scratch;                /* cv_convolve_cuda's scratch */
+  CvCudaScratch scratch;        /* the slot's (cv_convolve_cuda) */
 };
 
-int
-convolve_create (const void *info, void **op)
+CvStatus
+convolve_slot_create (const void *info, void **op)
 {
   ConvolveOp *o;
 
@@ -178,21 +147,21 @@ convolve_create (const void *info, void **op)
   return CV_OK;
 }
 
-int
-convolve_submit (void *op, const CvFrame * frame, const void *params,
+CvStatus
+convolve_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   ConvolveOp *o = (ConvolveOp *) op;
   void *stream = cv_exec_stream (exec);
   CvFrame f;
-  int status = CV_OK;
+  CvStatus status = CV_OK;
 
   if (!o || !params || !cv_convolve_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;
   f = *frame;
-  /* the chain on every plane, each at its own size; this operator's
-   * previous frame has completed (one operator per frame in flight), so
-   * the scratch may grow */
+  /* the chain on every plane, each at its own size; this slot's previous
+   * frame has completed (a slot takes a frame only then), so the scratch
+   * may grow */
   for (int p = 0; status == CV_OK && p < o->info.n_planes; p++)
     status = cv_convolve_cuda (&f.in[p], &f.out[p], o->info.bpp[p],
         o->info.channels[p], (const CvConvolveParams *) params, &o->scratch,
@@ -201,26 +170,23 @@ convolve_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 const void *
-convolve_results (void *op)
+convolve_slot_results (void *op)
 {
   (void) op;
   return NULL;
 }
 
 void
-convolve_destroy (void *op)
+convolve_slot_destroy (void *op)
 {
   ConvolveOp *o = (ConvolveOp *) op;
 
   if (!o)
     return;
-  cv_convolve_cuda_free_scratch (o->scratch);
+  cv_cuda_scratch_free (&o->scratch);
   free (o);
 }
 
 }                               /* namespace */
 
-extern "C" const CvOps cv_convolve_cuda_ops = {
-  "convolve-cuda", convolve_create, convolve_submit, convolve_results,
-  convolve_destroy
-};
+CV_OPS_FROM_SLOTS (cv_convolve_cuda_ops, "convolve-cuda", convolve_slot);

@@ -9,9 +9,10 @@
  * Returns CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL planes, sizes < 1 or
  * different between src and dst, a bad layout, parameters out of their
  * documented ranges, frames beyond the kernels' grid limits),
- * CV_ERROR_NO_MEMORY, or the cudaError_t (> 0) of the first failing CUDA
- * call. The results are bit-identical to the CPU implementations
- * (cpu-fallback/cpu-internal.h), within 1 LSB for non-local means.
+ * CV_ERROR_NO_MEMORY, or CV_ERROR_CUDA (the first failing CUDA
+ * call's error kept, cvimage.h). The results are bit-identical to the
+ * CPU implementations (cpu-fallback/cpu-internal.h), within 1 LSB for
+ * non-local means.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -28,8 +29,25 @@
 extern "C" {
 #endif
 
+/* Device scratch memory: the one scratch convention below the operators.
+ * It belongs to an operator's slot (cvop.h: the slot's frames run on one
+ * stream, one at a time), starts as { NULL, 0 }, grows with
+ * cv_cuda_scratch_reserve () (cudaFree, cudaMalloc: the work queued with
+ * it before must be complete: the slot's previous frame) and is freed
+ * with cv_cuda_scratch_free () once that work is complete. The functions
+ * below that need scratch take the slot's and reserve what they use. */
+typedef struct
+{
+  void *ptr;
+  size_t size;
+} CvCudaScratch;
+
+/* at least bytes (0: nothing to do); on failure the scratch is empty */
+CvStatus cv_cuda_scratch_reserve (CvCudaScratch * scratch, size_t bytes);
+void cv_cuda_scratch_free (CvCudaScratch * scratch);
+
 /* The Sobel edge map of src (read through layout) into dst (GRAY8). */
-int cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+CvStatus cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvSobelParams * params, void *stream);
 
 /* cv_sobel_cuda with another number of rows a thread in the shuffle kernel
@@ -37,7 +55,7 @@ int cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
  * comparisons only (same results): 0 the shipped choice (8 rows for 1-byte
  * pixels, 4 for 4-byte ones), 4 or 8; other values
  * CV_ERROR_INVALID_ARGUMENT. */
-int cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
+CvStatus cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
     CvPlane * dst, const CvSobelParams * params, void *stream, int variant);
 
 /* The fast L2 magnitude of the Sobel kernels against the exact floor
@@ -47,31 +65,29 @@ int cv_sobel_cuda_mag_check (void);
 
 /* The filter chain on one plane (bpp, channels as cv_convolve_cpu: (1, 1),
  * (2, 2), (3, 3) or (4, 3)). params is copied into the launch (it may
- * change as soon as the call returns). scratch points at an opaque pointer
- * (NULL at first) where device memory is kept for chains whose halo does
- * not fit in shared memory (run one stage per launch); free it with
- * cv_convolve_cuda_free_scratch () once the stream's work is done. It is
- * grown (cudaFree, cudaMalloc) when a frame needs more: the work queued
- * with it before must be complete. */
-int cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp,
-    int channels, const CvConvolveParams * params, void **scratch,
+ * change as soon as the call returns). scratch: the caller's slot's
+ * (CvCudaScratch), where chains whose halo does not fit in shared memory
+ * (run one stage per launch) keep two frames; reserved here. */
+CvStatus cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp,
+    int channels, const CvConvolveParams * params, CvCudaScratch * scratch,
     void *stream);
-void cv_convolve_cuda_free_scratch (void *scratch);
 
-/* Bytes of device scratch memory cv_nlmeans_cuda needs for this frame size,
- * layout and parameters (0: none; params NULL: enough for any) on the
- * current device (the split depends on its SM count and occupancy: ask on
- * the device that will run the frames). Bounded (at most 64 MiB) whatever
- * the size: it holds per-pixel partial sums when the offsets are split over
- * several blocks (frames that fill less than half the GPU, whole-frame
- * mode). */
+/* Bytes of device scratch memory cv_nlmeans_cuda reserves for this frame
+ * size, layout and parameters (0: none; params NULL: enough for any) on
+ * the current device (the split depends on its SM count and occupancy:
+ * ask on the device that will run the frames). Bounded (at most 64 MiB)
+ * whatever the size: it holds per-pixel partial sums when the offsets are
+ * split over several blocks (frames that fill less than half the GPU,
+ * whole-frame mode). An operator reserves the most its passes need before
+ * the first one (cv_cuda_scratch_reserve ()), so that none grows it while
+ * an earlier pass of the frame is queued. */
 size_t cv_nlmeans_cuda_scratch_size (int width, int height,
     CvLumaLayout layout, const CvNlMeansParams * params);
 
-/* Non-local means of src into dst; scratch: device memory of at least
- * cv_nlmeans_cuda_scratch_size () bytes (NULL when that is 0). */
-int cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvNlMeansParams * params, void *scratch, size_t scratch_size,
+/* Non-local means of src into dst; scratch: the caller's slot's
+ * (CvCudaScratch), reserved here (cv_nlmeans_cuda_scratch_size () bytes). */
+CvStatus cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane *
+    dst, const CvNlMeansParams * params, CvCudaScratch * scratch,
     void *stream);
 
 /* Template matching: src and score_map are device planes,
@@ -85,7 +101,7 @@ int cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
  * =gemm, read when the workspace is made. templ[0 .. n_templ - 1]:
  * several templates searched together (cvtemplatematch.h), n_templ 1 ..
  * CV_TEMPLATE_MATCH_MAX_SCALES. */
-int cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
+CvStatus cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, int n_templ,
     const CvTemplateMatchParams * params,
     CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
@@ -102,7 +118,7 @@ void cv_template_match_cuda_free (void *workspace);
  * copied into pinned memory of *work: read them with
  * cv_meanshift_cuda_segments () after the stream has completed, before the
  * next call with the same workspace. */
-int cv_meanshift_cuda (const CvPlane * src, CvLumaLayout layout,
+CvStatus cv_meanshift_cuda (const CvPlane * src, CvLumaLayout layout,
     CvPlane * dst, const CvMeanShiftParams * params, void **work,
     void *stream);
 
@@ -115,13 +131,13 @@ void cv_meanshift_cuda_free (void *work);
 
 /* Set the first width * bytes_per_pixel bytes of every row of plane to
  * value (cudaMemset2DAsync). */
-int cv_fill_plane_cuda (CvPlane * plane, int bytes_per_pixel, uint8_t value,
-    void *stream);
+CvStatus cv_fill_plane_cuda (CvPlane * plane, int bytes_per_pixel, uint8_t
+    value, void *stream);
 
 /* Copy the first row_bytes bytes of every row of src into dst (planes of
  * the same height; cudaMemcpy2DAsync, device to device). */
-int cv_copy_plane_cuda (const CvPlane * src, CvPlane * dst, size_t row_bytes,
-    void *stream);
+CvStatus cv_copy_plane_cuda (const CvPlane * src, CvPlane * dst, size_t
+    row_bytes, void *stream);
 
 #ifdef __cplusplus
 }

@@ -75,15 +75,17 @@ typedef struct
  *          (0 / 255), width x height. out[1 ..]: filled with 128 (neutral
  *          chroma of NV12 / I420 output), as cudasobel's.
  * params:  CvCannyParams. No results (results () returns NULL).
- * Workspaces: made at create for the info's size (CPU: about 13 bytes per
- *          pixel; CUDA: about 5 bytes per pixel of device memory).
+ * Workspaces: made at create for the info's size, per slot (CPU: about
+ *          13 bytes per pixel; CUDA: about 5 bytes per pixel of device
+ *          memory).
  * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
- *          CV_ERROR_NO_MEMORY, (CUDA) the cudaError_t of cudaMalloc.
+ *          CV_ERROR_NO_MEMORY, (CUDA) CV_ERROR_CUDA (cudaMalloc's error
+ *          kept).
  *          submit: CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL params, a
  *          kernel_size not 0, 3, 5 or 7, a threshold < 0, > 1e6 or NaN, a
  *          plane missing or not of the info's sizes, CUDA: frames taller
- *          than 524280 rows), CV_ERROR_CANCELLED (CPU), or (CUDA) the
- *          cudaError_t of the first failing call. */
+ *          than 524280 rows), CV_ERROR_CANCELLED (CPU), or (CUDA) CV_ERROR_CUDA
+ *          (the first failing call's error kept). */
 typedef CvEdgeMapInfo CvCannyInfo;     /* cvop.h */
 
 extern const CvOps cv_canny_cpu_ops;

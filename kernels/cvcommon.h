@@ -180,11 +180,18 @@ cv_exec_stream (const CvExec * exec)
 
 /* ---- CUDA ---- */
 #ifdef __CUDACC__
-/* Run a CUDA runtime call; when it fails, return its cudaError_t (> 0) as
- * int from the calling function (the error convention of the C ABI: the
- * first failing call's error). */
-#define CV_CUDA_TRY(call) do { cudaError_t cv_err_ = (call); \
-    if (cv_err_ != cudaSuccess) return (int) cv_err_; } while (0)
+/* CV_OK, or CV_ERROR_CUDA with err kept beside it (cvimage.h). Every CUDA
+ * error of an operator goes through it. */
+static inline CvStatus
+cv_cuda_status (cudaError_t err)
+{
+  return cv_status_set_cuda_error ((int) err);
+}
+
+/* Run a CUDA runtime call; when it fails, return CV_ERROR_CUDA from the
+ * calling function (its error kept: the first failing call's). */
+#define CV_CUDA_TRY(call) do { CvStatus cv_st_ = cv_cuda_status (call); \
+    if (cv_st_ != CV_OK) return cv_st_; } while (0)
 #endif
 
 #endif /* CV_COMMON_H */

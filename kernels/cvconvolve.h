@@ -40,9 +40,18 @@ typedef enum
 typedef enum
 {
   CV_BORDER_CONSTANT = 0,
-  CV_BORDER_REPLICATE,
-  CV_BORDER_REFLECT_101,
+  CV_BORDER_REPLICATE = 1,
+  CV_BORDER_REFLECT_101 = 4,
 } CvBorderMode;
+
+/* The values are OpenCV's (cv::BorderTypes); its BORDER_REFLECT (2),
+ * BORDER_WRAP (3) and the others are not implemented and refused. */
+static inline int
+cv_border_mode_valid (int mode)
+{
+  return mode == CV_BORDER_CONSTANT || mode == CV_BORDER_REPLICATE
+      || mode == CV_BORDER_REFLECT_101;
+}
 
 #define CV_CONVOLVE_MAX_CHAIN 8
 #define CV_CONVOLVE_MAX_KSIZE 31
@@ -72,7 +81,7 @@ typedef struct
 /* Detect whether the custom kernel is separable (rank 1) and fill
  * separable/krow/kcol. Call after changing ksize/kernel. Returns CV_OK or
  * CV_ERROR_INVALID_ARGUMENT (ksize even or out of 1..31). */
-int cv_convolve_params_prepare (CvConvolveParams * params);
+CvStatus cv_convolve_params_prepare (CvConvolveParams * params);
 
 /* ---- the operator (cvop.h) ----
  * The chain applied to every plane of a frame, each at its own size.
@@ -123,7 +132,7 @@ int cv_convolve_params_prepare (CvConvolveParams * params);
  *          CV_ERROR_NO_MEMORY. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT
  *          (NULL params, a bad chain, a plane missing or not of the info's
  *          sizes), CV_ERROR_NO_MEMORY, CV_ERROR_CANCELLED (CPU), or (CUDA)
- *          the cudaError_t of the first failing call. */
+ *          CV_ERROR_CUDA (the first failing call's error kept). */
 typedef struct
 {
   int width, height;

@@ -22,7 +22,7 @@ typedef struct
  * plane->height pixels of layout.bpp bytes). RGB layouts (layout.r >= 0):
  * green (R 0, G 255, B 0; other bytes untouched); luma layouts: 255.
  * Returns CV_OK or CV_ERROR_INVALID_ARGUMENT. */
-int cv_draw_rectangles (CvPlane * plane, CvLumaLayout layout,
+CvStatus cv_draw_rectangles (CvPlane * plane, CvLumaLayout layout,
     const CvRect * rects, int n, int thickness);
 
 #ifdef __cplusplus

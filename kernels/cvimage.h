@@ -35,14 +35,32 @@ typedef struct
   int height;                   /* rows */
 } CvPlane;
 
-/* Status codes of the C ABI. CUDA entry points return the cudaError_t of
- * the first failing call (always > 0) or CV_OK. */
-#define CV_OK 0
-#define CV_ERROR_INVALID_ARGUMENT (-1)
-#define CV_ERROR_NO_MEMORY (-2)
-/* the call saw CvExec.cancel (cvop.h) set and stopped early: the output
- * is incomplete and must not be used */
-#define CV_ERROR_CANCELLED (-3)
+/* The one status type of the C ABI, returned by every operator function
+ * on both backends (CV-CUDA's NVCVStatus plays the same part).
+ * CV_ERROR_CANCELLED: the call saw CvExec.cancel (cvop.h) set and stopped
+ * early: the output is incomplete and must not be used.
+ * CV_ERROR_CUDA: a CUDA runtime call failed; its cudaError_t is kept
+ * beside the status, for the message, in the calling thread:
+ * cv_status_cuda_error () (as CV-CUDA's nvcvPeekAtLastError). */
+typedef enum
+{
+  CV_OK = 0,
+  CV_ERROR_INVALID_ARGUMENT = -1,
+  CV_ERROR_NO_MEMORY = -2,
+  CV_ERROR_CANCELLED = -3,
+  CV_ERROR_CUDA = -4,
+} CvStatus;
+
+/* The cudaError_t (an int, 0 = none) of the last CV_ERROR_CUDA returned
+ * in this thread; cv_status_set_cuda_error () records it (the CUDA
+ * operators do, through cv_cuda_status ()), and returns CV_ERROR_CUDA, or
+ * CV_OK for 0. */
+int cv_status_cuda_error (void);
+CvStatus cv_status_set_cuda_error (int cuda_error);
+
+/* A status in words ("invalid argument", ...; for CV_ERROR_CUDA "CUDA
+ * error", the CUDA error itself is the caller's to describe). */
+const char *cv_status_string (CvStatus status);
 
 /* ITU-R BT.601 luma in 8-bit fixed point: Y = (77 R + 150 G + 29 B + 128) >> 8.
  * 77/256, 150/256, 29/256 are 0.299, 0.587, 0.114 rounded so that they sum to

@@ -137,18 +137,18 @@ typedef struct
  *          rows of at least width * bpp bytes. Other planes are not read
  *          or written (NULL allowed).
  * params:  CvMeanShiftParams (the ROI already clipped to the frame).
- * results: CvMeanShiftSegments after a submit in segment mode (labels in
- *          host memory of the operator: width * height values, pinned on
- *          the GPU, valid until the next submit), NULL in filter mode
- *          (and before the first successful submit, or after a failed
- *          one).
+ * results: CvMeanShiftSegments of the slot after a submit into it in
+ *          segment mode (labels in host memory of the slot: width *
+ *          height values, pinned on the GPU, valid until the next submit
+ *          into the slot), NULL in filter mode (and before the slot's
+ *          first successful submit, or after a failed one).
  * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
  *          CV_ERROR_NO_MEMORY. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT
  *          (NULL params, a plane missing or not of the info's sizes,
  *          parameters out of range, ROI not inside the frame, segment mode
  *          with >= 2^32 - 1 pixels), CV_ERROR_NO_MEMORY,
- *          CV_ERROR_CANCELLED (CPU), or (CUDA) the cudaError_t of the
- *          first failing call. */
+ *          CV_ERROR_CANCELLED (CPU), or (CUDA) CV_ERROR_CUDA (the first
+ *          failing call's error kept). */
 typedef struct
 {
   CvLumaLayout layout;

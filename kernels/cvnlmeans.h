@@ -39,13 +39,12 @@ extern "C" {
  * temporal_window: 0 or 1: every submit denoises frame->in into
  *                frame->out on its own. Odd 3 .. CV_NLMEANS_MAX_TEMPORAL:
  *                a window of frames (OpenCV's fastNlMeansDenoisingMulti):
- *                the frames live in history (below), frame->in is stored
- *                there as frame `store`, and frame->out receives frame
+ *                the frames live in the operator's temporal ring (below),
+ *                frame->in is stored there as frame `store`, and
+ *                frame->out receives frame
  *                `centre` denoised with the frames centre - radius ..
  *                centre + radius (all stored by this submit or earlier
  *                ones; radius <= temporal_window / 2).
- * history:       temporal: a CvNlMeansHistory (cv_nlmeans_history_new)
- *                shared by every operator of the stream (of one backend).
  * store:         temporal: index (>= 0, increasing by one per stored
  *                frame) under which frame->in is stored; -1: frame->in is
  *                not read.
@@ -62,22 +61,21 @@ typedef struct
   double sigma;
   double h_color;
   int temporal_window;
-  void *history;
   long long store;
   long long centre;
   int radius;
 } CvNlMeansParams;
 
-/* The frames of a temporal window, shared by the operators of a stream:
- * a ring of the last temporal_window + 5 stored frames (the window and up
- * to 4 frames in flight) in the operators' memory (host for the CPU, device for CUDA, with an event per
- * frame so that operators on other streams wait for its copy), allocated
- * at the first temporal submit and freed when the last operator that used
- * it is destroyed. Made and freed (after its operators) by the caller;
- * cv_nlmeans_history_new returns NULL when out of memory. */
-typedef struct _CvNlMeansHistory CvNlMeansHistory;
-CvNlMeansHistory *cv_nlmeans_history_new (void);
-void cv_nlmeans_history_free (CvNlMeansHistory * history);
+/* The temporal ring: the operator's (one per stream, shared by its
+ * slots): the last temporal_window + 5 stored frames (the window and up to
+ * CV_OP_MAX_SLOTS = 4 frames in flight: a slot's frame never reads an
+ * entry that a later frame in flight overwrites) in the operator's memory
+ * (host for the CPU, device for CUDA, with an event per frame so that a
+ * slot on another stream waits for its copy), allocated at the first
+ * temporal submit that stores a frame, freed with the operator. One
+ * temporal window per operator: a larger one later is
+ * CV_ERROR_INVALID_ARGUMENT (the element re-creates the operator with new
+ * caps). */
 
 /* ---- the operator (cvop.h) ----
  * Non-local means (A. Buades, B. Coll, J.-M. Morel, "A non-local algorithm
@@ -124,7 +122,7 @@ void cv_nlmeans_history_free (CvNlMeansHistory * history);
  *          CV_NLMEANS_RGB_YCRCB: every frame converted to YCrCb with
  *          OpenCV's 8-bit integer maths (cv::cvtColor COLOR_RGB2YCrCb,
  *          kernels/nlmeans_ycrcb.h), once, when it is read (temporal: when
- *          it is stored in the history); Y denoised with h (C = 1), Cr and
+ *          it is stored in the ring); Y denoised with h (C = 1), Cr and
  *          Cb together with h_color (C = 2; h_color 0: kept), then
  *          converted back (COLOR_YCrCb2RGB); the remaining byte of a
  *          4-byte pixel is copied. Equals OpenCV's cvtColor ->
@@ -142,19 +140,21 @@ void cv_nlmeans_history_free (CvNlMeansHistory * history);
  *          row_bytes[p] bytes of every row copied unchanged; planes of the
  *          same size, that of the frame or its 4:2:0 chroma size
  *          (ceil (width / 2) x ceil (height / 2)), strides >= row_bytes[p].
- *          The CUDA operator keeps device scratch memory (bounded, at most
- *          64 MiB: per-pixel partial sums where the offsets are split over
- *          several blocks, frames that fill less than half the GPU,
- *          whole-frame mode), grown when a frame's parameters need more
- *          (its previous frame has completed then: one operator per frame
- *          in flight).
+ *          The CUDA operator keeps device scratch memory per slot
+ *          (bounded, at most 64 MiB: per-pixel partial sums where the
+ *          offsets are split over several blocks, frames that fill less
+ *          than half the GPU, whole-frame mode; the packed chroma and the
+ *          YCrCb planes of the slot's frame), grown at a submit into the
+ *          slot when the frame's parameters need more (the slot's previous
+ *          frame has completed then). The CPU operator computes at submit
+ *          and keeps nothing per slot.
  * params:  CvNlMeansParams. No results (results () returns NULL).
  * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
  *          CV_ERROR_NO_MEMORY. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT
  *          (parameters out of the ranges above, a plane missing or not of
  *          the info's sizes, CUDA: frames beyond the grid limits),
- *          CV_ERROR_NO_MEMORY, CV_ERROR_CANCELLED (CPU), or (CUDA) the
- *          cudaError_t of the first failing call. */
+ *          CV_ERROR_NO_MEMORY, CV_ERROR_CANCELLED (CPU), or (CUDA)
+ *          CV_ERROR_CUDA (the first failing call's error kept). */
 typedef enum
 {
   CV_NLMEANS_RGB_JOINT = 0,

@@ -16,6 +16,7 @@
 #include "cvtemplatematch.h"
 #include "cvmeanshift.h"
 #include "cvcanny.h"
+#include "cvop-slots.h"
 
 /* ---- edge maps (sobel, canny: CvEdgeMapInfo) ---- */
 

@@ -1,6 +1,7 @@
 /* gst-cuda-vision: the one shape of every algorithm's C interface, on the
  * CPU (cpu-fallback/) and on the GPU (kernels/) alike: an operator is made
- * for the negotiated frames (create), runs one frame at a time (submit)
+ * once per negotiated stream for its frames and the most of them in
+ * flight (create), runs one frame in one of its slots (submit, results)
  * and is freed (destroy), as CV-CUDA's operators are. Plain C, no GStreamer
  * types.
  *
@@ -64,26 +65,61 @@ typedef struct
   const int *cancel;
 } CvExec;
 
-/* An operator table. create: an operator for frames described by info
- * (the algorithm's CvXxxInfo, read during the call only), in *op; it
- * allocates what the info fixes (workspaces grow later when a frame's
- * parameters need more). submit: one frame with the parameter snapshot
- * params (the algorithm's CvXxxParams, read during the call only, except
- * where the algorithm says otherwise); CUDA: returns as soon as the work
- * is queued on exec->stream. results: what the last submit found (the
- * algorithm's results struct), NULL for algorithms without results; valid
- * once the submit's work is complete (CUDA: the stream has reached it),
- * until the next submit. destroy: frees the operator (CUDA: no work of it
- * may be pending). Every function returns CV_OK, a CV_ERROR_* or (CUDA)
- * the cudaError_t (> 0) of the first failing call. One operator must not
- * be used by two threads at once. */
+/* Most frames one operator may have in flight (max_slots at create): the
+ * elements' largest pipeline-depth; the nlmeans temporal ring keeps the
+ * window and this many frames in flight besides (cvnlmeans.h). */
+#define CV_OP_MAX_SLOTS 4
+
+/* An operator table. An operator is made once per negotiated stream, with
+ * the most frames it may have in flight, and owns every workspace those
+ * frames need; a frame runs in one of its slots, chosen by the caller.
+ *
+ * create:  an operator for frames described by info (the algorithm's
+ *          CvXxxInfo, read during the call only) with max_slots slots
+ *          (1 .. CV_OP_MAX_SLOTS: the caller's pipeline depth), in *op.
+ *          It allocates what the info fixes for every slot: per slot,
+ *          the scratch memory, uploads and results of one frame in
+ *          flight; per stream, what the frames share (the nlmeans
+ *          temporal ring). Workspaces that depend on a frame's parameters
+ *          (a search window, a kernel size, a template) are the slot's
+ *          too and grow at a submit into that slot when the parameters
+ *          need more. There is no other scratch convention: callers never
+ *          pass memory of their own besides the frame's planes.
+ *          Not yet so: cv_nlmeans_cuda_ops makes a slot's device planes
+ *          (sized by the info alone) at that slot's first frame, and
+ *          the nlmeans temporal ring at the first stored frame (its size
+ *          is the temporal window, a parameter).
+ * submit:  one frame in slot `slot` (0 .. max_slots - 1) with the
+ *          parameter snapshot params (the algorithm's CvXxxParams, read
+ *          during the call only, except where the algorithm says
+ *          otherwise); CUDA: returns as soon as the work is queued on
+ *          exec->stream. The caller gives a slot to one frame at a time:
+ *          a slot is used again only once its previous frame's work is
+ *          complete (CUDA: its stream reached it), and the frames of
+ *          different slots may run at once on different streams (they
+ *          share only the stream-wide state, which the operator orders
+ *          with events). The CPU caller computes frames one at a time
+ *          (slot 0 when synchronous).
+ * results: what the last submit into slot `slot` found (the algorithm's
+ *          results struct, the slot's memory), NULL for algorithms
+ *          without results; valid once that submit's work is complete,
+ *          until the next submit into the same slot.
+ * destroy: frees the operator and every slot's workspace (CUDA: no work
+ *          of it may be pending on any stream).
+ * Every function returns a CvStatus (cvimage.h): CV_OK, a CV_ERROR_*
+ * (CV_ERROR_INVALID_ARGUMENT for a slot out of range), or (CUDA)
+ * CV_ERROR_CUDA with the first failing CUDA call's error kept beside it.
+ * Threads: results (op, i) of a slot whose frame is complete may run at
+ * the same time as submit (op, j, ...) into another slot j (the element's
+ * output thread and streaming thread do); nothing else of one operator
+ * may run in two threads at once. */
 typedef struct
 {
   const char *name;
-  int (*create) (const void *info, void **op);
-  int (*submit) (void *op, const CvFrame * frame, const void *params,
-      const CvExec * exec);
-  const void *(*results) (void *op);
+  CvStatus (*create) (const void *info, int max_slots, void **op);
+  CvStatus (*submit) (void *op, int slot, const CvFrame * frame,
+      const void *params, const CvExec * exec);
+  const void *(*results) (void *op, int slot);
   void (*destroy) (void *op);
 } CvOps;
 

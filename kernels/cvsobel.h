@@ -80,7 +80,7 @@ typedef struct
  *          (NULL params, a kernel_size or norm
  *          not listed above, a plane missing or not of the info's sizes, CUDA:
  *          frames taller than 524280 rows), CV_ERROR_CANCELLED (CPU), or
- *          (CUDA) the cudaError_t of the first failing call. */
+ *          (CUDA) CV_ERROR_CUDA (the first failing call's error kept). */
 typedef CvEdgeMapInfo CvSobelInfo;     /* cvop.h */
 
 extern const CvOps cv_sobel_cpu_ops;

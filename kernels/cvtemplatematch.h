@@ -72,11 +72,11 @@ typedef enum
 {
   CV_TM_SQDIFF = 0,
   CV_TM_SQDIFF_NORMED = 1,
-  CV_TM_CCORR_NORMED = 2,
-  CV_TM_CCOEFF_NORMED = 3,
-  CV_TM_CCORR = 4,
-  CV_TM_CCOEFF = 5,
-} CvTemplateMatchMethod;
+  CV_TM_CCORR = 2,
+  CV_TM_CCORR_NORMED = 3,
+  CV_TM_CCOEFF = 4,
+  CV_TM_CCOEFF_NORMED = 5,
+} CvTemplateMatchMethod;     /* OpenCV's values (cv::TemplateMatchModes) */
 
 /* Number of methods (valid methods are 0 .. CV_TM_N_METHODS - 1). */
 #define CV_TM_N_METHODS 6
@@ -207,7 +207,7 @@ cv_template_match_subpixel (const CvTemplateMatch * m, double *sx,
  * the template outside it (sums, count and flat over the mask's pixels;
  * an empty mask is CV_ERROR_INVALID_ARGUMENT).
  * Returns CV_OK or CV_ERROR_INVALID_ARGUMENT. */
-int cv_template_stats (CvTemplate * t);
+CvStatus cv_template_stats (CvTemplate * t);
 
 /* ---- the operator (cvop.h) ----
  * Matches a template in the frame's luma.
@@ -267,10 +267,10 @@ int cv_template_stats (CvTemplate * t);
  * CUDAVISION_TM_PATH=direct or =gemm forces its kernel. Window sums by
  * sliding column sums (CPU) or integral images (GPU), O(W H). Scores are
  * the same on every path.
- * Memory: the operators keep their workspaces from frame to frame (CPU:
- * FFT plans and the template's spectrum, the luma of RGB frames, the float
- * scores; GPU: device buffers, the template uploaded when its id changes)
- * and grow them as needed. On the CPU, score images above 64 Mi windows
+ * Memory: the operators keep a workspace per slot from frame to frame
+ * (CPU: FFT plans and the template's spectrum, the luma of RGB frames, the
+ * float scores; GPU: device buffers, the template uploaded into the slot
+ * when its id changes there, the pinned results) and grow them as needed. On the CPU, score images above 64 Mi windows
  * (256 MB of floats) are computed in bands of rows: the correlation then
  * runs once per match searched (max_matches times) instead of once, with
  * the same results.
@@ -292,17 +292,19 @@ int cv_template_stats (CvTemplate * t);
  *          pixels are host memory, uploaded on the stream). templ NULL:
  *          nothing is matched, the results hold 0 matches and the score
  *          map (if any) is all 0.
- * results: CvTemplateMatchResult, the operator's memory (pinned host
- *          memory on the GPU, written by an asynchronous copy at the end of
- *          the frame's work): 0 matches after a failed submit.
+ * results: CvTemplateMatchResult of the slot, the operator's memory
+ *          (pinned host memory on the GPU, written by an asynchronous copy
+ *          at the end of the frame's work): 0 matches after a failed
+ *          submit into that slot.
  * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
- *          CV_ERROR_NO_MEMORY, or (CUDA) the cudaError_t of the pinned
- *          allocation. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT (NULL
- *          params, a plane missing or not of the info's sizes, a template
- *          empty or larger than the frame, a bad method or max_matches,
+ *          CV_ERROR_NO_MEMORY, or (CUDA) CV_ERROR_CUDA (the pinned
+ *          allocation's error kept). submit: CV_OK,
+ *          CV_ERROR_INVALID_ARGUMENT (NULL params, a plane missing or not
+ *          of the info's sizes, a template empty or larger than the
+ *          frame, a bad method or max_matches,
  *          CUDA: frames beyond the grid limits), CV_ERROR_NO_MEMORY,
- *          CV_ERROR_CANCELLED (CPU), or (CUDA) the cudaError_t of the
- *          first failing call. */
+ *          CV_ERROR_CANCELLED (CPU), or (CUDA) CV_ERROR_CUDA (the first
+ *          failing call's error kept). */
 typedef struct
 {
   CvLumaLayout layout;

@@ -1,30 +1,65 @@
 /* gst-cuda-vision: constant fill and copy of a plane on the GPU (the
- * chroma planes of the operators' frames).
+ * chroma planes of the operators' frames), and the operators' device
+ * scratch (CvCudaScratch).
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "cuda-internal.h"
+#include "cvcommon.h"
 
 #include <cuda_runtime.h>
 
-extern "C" int
+extern "C" CvStatus
 cv_fill_plane_cuda (CvPlane * plane, int bytes_per_pixel, uint8_t value,
     void *stream)
 {
   if (!plane || !plane->data || plane->width < 1 || plane->height < 1
       || bytes_per_pixel < 1)
     return CV_ERROR_INVALID_ARGUMENT;
-  return (int) cudaMemset2DAsync (plane->data, plane->stride, value,
+  return cv_cuda_status (cudaMemset2DAsync (plane->data, plane->stride, value,
       (size_t) plane->width * bytes_per_pixel, plane->height,
-      (cudaStream_t) stream);
+      (cudaStream_t) stream));
 }
 
-extern "C" int
+extern "C" CvStatus
 cv_copy_plane_cuda (const CvPlane * src, CvPlane * dst, size_t row_bytes,
     void *stream)
 {
   if (!src || !dst || !src->data || !dst->data || src->height != dst->height)
     return CV_ERROR_INVALID_ARGUMENT;
-  return (int) cudaMemcpy2DAsync (dst->data, dst->stride, src->data,
+  return cv_cuda_status (cudaMemcpy2DAsync (dst->data, dst->stride, src->data,
       src->stride, row_bytes, src->height, cudaMemcpyDeviceToDevice,
-      (cudaStream_t) stream);
+      (cudaStream_t) stream));
+}
+
+extern "C" CvStatus
+cv_cuda_scratch_reserve (CvCudaScratch * scratch, size_t bytes)
+{
+  cudaError_t e;
+
+  if (!scratch)
+    return CV_ERROR_INVALID_ARGUMENT;
+  if (bytes <= scratch->size)
+    return CV_OK;
+  if (scratch->ptr)
+    cudaFree (scratch->ptr);
+  scratch->ptr = NULL;
+  scratch->size = 0;
+  e = cudaMalloc (&scratch->ptr, bytes);
+  if (e != cudaSuccess) {
+    scratch->ptr = NULL;
+    return cv_cuda_status (e);
+  }
+  scratch->size = bytes;
+  return CV_OK;
+}
+
+extern "C" void
+cv_cuda_scratch_free (CvCudaScratch * scratch)
+{
+  if (!scratch)
+    return;
+  if (scratch->ptr)
+    cudaFree (scratch->ptr);
+  scratch->ptr = NULL;
+  scratch->size = 0;
 }

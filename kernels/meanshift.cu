@@ -400,7 +400,7 @@ blocks_1d (size_t n)
   return (unsigned int) ((n + THREADS - 1) / THREADS);
 }
 
-static int
+static CvStatus
 grow (Work * w, size_t n, size_t frame, int segment_mode)
 {
   if (n > w->cap_roi) {
@@ -455,7 +455,7 @@ grow (Work * w, size_t n, size_t frame, int segment_mode)
   return CV_OK;
 }
 
-static int
+static CvStatus
 launch_filter (const Work * w, const CvMsCore * k, int segment_mode,
     cudaStream_t st)
 {
@@ -488,10 +488,10 @@ launch_filter (const Work * w, const CvMsCore * k, int segment_mode,
           halo, w->filt, pos);
       break;
   }
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
-static int
+static CvStatus
 launch_segment (Work * w, const CvMsCore * k, const CvMeanShiftParams * p,
     const CvPlane * dst, CvLumaLayout l, cudaStream_t st)
 {
@@ -544,7 +544,7 @@ launch_segment (Work * w, const CvMsCore * k, const CvMeanShiftParams * p,
   return CV_OK;
 }
 
-extern "C" int
+extern "C" CvStatus
 cv_meanshift_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvMeanShiftParams * params, void **work, void *stream)
 {
@@ -553,7 +553,8 @@ cv_meanshift_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   Work *w;
   CvMsCore k;
   size_t n, frame;
-  int ret, segment_mode;
+  CvStatus ret;
+  int segment_mode;
 
   ret = cv_ms_validate (src, layout, dst, p, work == NULL);
   if (ret != CV_OK)
@@ -608,7 +609,7 @@ cv_meanshift_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     if (!segment_mode) {
       k_write <<<grid, block, 0, st>>> (w->filt, p->roi_x, p->roi_y,
           p->roi_width, p->roi_height, layout, dst->data, dst->stride);
-      return (int) cudaGetLastError ();
+      return cv_cuda_status (cudaGetLastError ());
     }
   }
   return launch_segment (w, &k, p, dst, layout, st);
@@ -656,8 +657,8 @@ typedef struct
                                  * mode */
 } MeanShiftOp;
 
-static int
-meanshift_create (const void *info, void **op)
+static CvStatus
+meanshift_slot_create (const void *info, void **op)
 {
   MeanShiftOp *o;
 
@@ -674,14 +675,14 @@ meanshift_create (const void *info, void **op)
   return CV_OK;
 }
 
-static int
-meanshift_submit (void *op, const CvFrame * frame, const void *params,
+static CvStatus
+meanshift_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   MeanShiftOp *o = (MeanShiftOp *) op;
   const CvMeanShiftParams *p = (const CvMeanShiftParams *) params;
   CvFrame f;
-  int status;
+  CvStatus status;
 
   if (!o)
     return CV_ERROR_INVALID_ARGUMENT;
@@ -696,7 +697,7 @@ meanshift_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 static const void *
-meanshift_results (void *op)
+meanshift_slot_results (void *op)
 {
   MeanShiftOp *o = (MeanShiftOp *) op;
 
@@ -708,7 +709,7 @@ meanshift_results (void *op)
 }
 
 static void
-meanshift_destroy (void *op)
+meanshift_slot_destroy (void *op)
 {
   MeanShiftOp *o = (MeanShiftOp *) op;
 
@@ -718,7 +719,4 @@ meanshift_destroy (void *op)
   free (o);
 }
 
-extern "C" const CvOps cv_meanshift_cuda_ops = {
-  "meanshift-cuda", meanshift_create, meanshift_submit, meanshift_results,
-  meanshift_destroy
-};
+CV_OPS_FROM_SLOTS (cv_meanshift_cuda_ops, "meanshift-cuda", meanshift_slot);

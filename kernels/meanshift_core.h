@@ -328,7 +328,7 @@ cv_ms_mean_color (uint32_t n, const unsigned long long *s)
 }
 
 /* Argument checks common to cv_meanshift_cpu() and cv_meanshift_cuda(). */
-static inline int
+static inline CvStatus
 cv_ms_validate (const CvPlane * src, CvLumaLayout l, const CvPlane * dst,
     const CvMeanShiftParams * p, int missing_seg)
 {

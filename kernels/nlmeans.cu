@@ -30,8 +30,8 @@
  * sums go to device scratch (bounded, see cv_nlmeans_cuda_scratch_size)
  * and a second kernel adds them in a fixed order and writes the output.
  * Whole-frame mode is the same code with the search window = the frame, so
- * its memory is the same as for any window. The operator
- * (cv_nlmeans_cuda_ops, at the end) owns that scratch.
+ * its memory is the same as for any window. Each slot of the operator
+ * (cv_nlmeans_cuda_ops, at the end) owns its scratch (CvCudaScratch).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -723,10 +723,10 @@ cv_nlmeans_cuda_scratch_size (int width, int height, CvLumaLayout layout,
 /* frame c of the window frames[0 .. n-1] (planes read through layout;
  * channels: 1, 2 (packed U, V, 0: the chroma) or 3) into dst with strength
  * hh */
-static int
+static CvStatus
 nlmeans_window (const CvPlane * const *frames, int n, int c,
     CvLumaLayout layout, int channels, double hh, CvPlane * dst,
-    const CvNlMeansParams * params, void *scratch, size_t scratch_size,
+    const CvNlMeansParams * params, const CvCudaScratch * scratch,
     void *stream)
 {
   if (!frames || n < 1 || n > CV_NLMEANS_MAX_TEMPORAL || c < 0 || c >= n
@@ -754,10 +754,10 @@ nlmeans_window (const CvPlane * const *frames, int n, int c,
    * window) */
   const long long noff = window_offsets (w, h, params);
   const int z = choose_z (w, h, ch, r, noff);
-  if (z > 1 && (!scratch || scratch_size < scratch_bytes (z, w, h, ch)))
+  if (z > 1 && (!scratch || scratch->size < scratch_bytes (z, w, h, ch)))
     return CV_ERROR_INVALID_ARGUMENT;
   const KParams kp = make_params (frames, n, c, layout, channels, hh, dst,
-      params, z, (float *) scratch);
+      params, z, z > 1 ? (float *) scratch->ptr : NULL);
 
   /* the chroma (channels 2: U, V and a zero byte) runs a 2-component
    * kernel: the zero component's sums are not kept (same results) */
@@ -768,20 +768,25 @@ nlmeans_window (const CvPlane * const *frames, int n, int c,
     launch_shape < 3, kColorShape.cols, kColorShape.rows > (r, kp, s);
   else
     launch_shape < 1, kGreyShape.cols, kGreyShape.rows > (r, kp, s);
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
-extern "C" int
+extern "C" CvStatus
 cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvNlMeansParams * params, void *scratch, size_t scratch_size,
-    void *stream)
+    const CvNlMeansParams * params, CvCudaScratch * scratch, void *stream)
 {
-  if (!src || !dst || !params || !src->data || src->width < 1
+  CvStatus st;
+
+  if (!src || !dst || !params || !scratch || !src->data || src->width < 1
       || src->height < 1 || src->width != dst->width
       || src->height != dst->height)
     return CV_ERROR_INVALID_ARGUMENT;
+  st = cv_cuda_scratch_reserve (scratch, cv_nlmeans_cuda_scratch_size
+      (src->width, src->height, layout, params));
+  if (st != CV_OK)
+    return st;
   return nlmeans_window (&src, 1, 0, layout, layout.bpp == 1 ? 1 : 3,
-      params->h, dst, params, scratch, scratch_size, stream);
+      params->h, dst, params, scratch, stream);
 }
 
 /* ---- the chroma of I420 / NV12 as one packed image ---- */
@@ -854,20 +859,20 @@ grid_2d (int w, int h)
   return dim3 ((unsigned) cv_div_up (w, 32), (unsigned) cv_div_up (h, 8));
 }
 
-int
+CvStatus
 launch_pack (const Chroma & c, const CvPlane * dst, cudaStream_t s)
 {
   pack_uv <<<grid_2d (c.w, c.h), dim3 (32, 8), 0, s>>> (c.u, c.us, c.v,
       c.vs, c.step, c.w, c.h, dst->data, dst->stride);
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
-int
+CvStatus
 launch_unpack (const CvPlane * src, const Chroma & c, cudaStream_t s)
 {
   unpack_uv <<<grid_2d (c.w, c.h), dim3 (32, 8), 0, s>>> (src->data,
       src->stride, c.u, c.us, c.v, c.vs, c.step, c.w, c.h);
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
 /* the packed chroma: U at byte 0, V at 1, a zero at 2 (the colour kernel's
@@ -921,17 +926,17 @@ ycrcb_to_rgb (const uint8_t * yp, size_t ys, const uint8_t * cp, size_t cs,
     o[la] = ap[(size_t) y * as + (size_t) x * 4 + 3];
 }
 
-int
+CvStatus
 launch_to_ycrcb (const CvPlane * src, CvLumaLayout l, const CvPlane * yp,
     const CvPlane * cp, cudaStream_t s)
 {
   rgb_to_ycrcb <<<grid_2d (yp->width, yp->height), dim3 (32, 8), 0, s>>>
       (src->data, src->stride, l.bpp, l.r, l.g, l.b, cv_layout_fourth_byte (l),
       yp->width, yp->height, yp->data, yp->stride, cp->data, cp->stride);
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
-int
+CvStatus
 launch_from_ycrcb (const CvPlane * yp, const CvPlane * cp,
     const CvPlane * ap, CvLumaLayout l, const CvPlane * dst, cudaStream_t s)
 {
@@ -939,13 +944,13 @@ launch_from_ycrcb (const CvPlane * yp, const CvPlane * cp,
       (yp->data, yp->stride, cp->data, cp->stride, ap->data, ap->stride,
       l.bpp, l.r, l.g, l.b, cv_layout_fourth_byte (l), dst->width, dst->height, dst->data,
       dst->stride);
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
 /* the Y plane's layout: one grey component */
 constexpr CvLumaLayout kGreyLayout = { 1, -1, -1, -1 };
 
-int
+CvStatus
 alloc_plane (CvPlane * p, int w, int h, int bpp)
 {
   size_t pitch = 0;
@@ -955,7 +960,7 @@ alloc_plane (CvPlane * p, int w, int h, int bpp)
       (size_t) w * bpp, (size_t) h);
   if (e != cudaSuccess) {
     p->data = NULL;
-    return (int) e;
+    return cv_cuda_status (e);
   }
   p->stride = pitch;
   p->width = w;
@@ -965,13 +970,13 @@ alloc_plane (CvPlane * p, int w, int h, int bpp)
 
 /* alloc_plane unless p already holds a plane (a retry after a failed
  * allocation keeps the planes it got) */
-int
+CvStatus
 ensure_plane (CvPlane * p, int w, int h, int bpp)
 {
   return p->data ? CV_OK : alloc_plane (p, w, h, bpp);
 }
 
-/* The device ring of a history (cvnlmeans.h): per entry plane 0 of a frame
+/* The operator's device ring (cvnlmeans.h): per entry plane 0 of a frame
  * and, for I420 / NV12, its packed chroma (rgb-mode ycrcb: the frame's Y
  * plane and its (Cr, Cb, 0, A) plane); the event recorded after the
  * entry's copy on the stream that stored it. */
@@ -1004,12 +1009,12 @@ cuda_ring_free (void *storage)
   free (r);
 }
 
-int
+CvStatus
 cuda_ring_new (const CvNlMeansInfo * info, const CvFrame * f, int n,
     CudaRing ** out)
 {
   CudaRing *r = (CudaRing *) calloc (1, sizeof (CudaRing));
-  int st = CV_OK;
+  CvStatus st = CV_OK;
 
   *out = NULL;
   if (!r)
@@ -1026,8 +1031,8 @@ cuda_ring_new (const CvNlMeansInfo * info, const CvFrame * f, int n,
     if (st == CV_OK && r->ycc)
       st = alloc_plane (&r->uv[i], info->width, info->height, 4);
     if (st == CV_OK)
-      st = (int) cudaEventCreateWithFlags (&r->ev[i],
-          cudaEventDisableTiming);
+      st = cv_cuda_status (cudaEventCreateWithFlags (&r->ev[i],
+          cudaEventDisableTiming));
   }
   if (st != CV_OK) {
     cuda_ring_free (r);
@@ -1043,46 +1048,83 @@ cuda_ring_new (const CvNlMeansInfo * info, const CvFrame * f, int n,
 
 namespace {
 
+/* One slot's workspace (one frame in flight on the slot's stream): never
+ * shared with another slot. */
 struct NlMeansOp
 {
   CvNlMeansInfo info;
-  void *scratch;                /* device memory, scratch_size bytes */
-  size_t scratch_size;
-  CvPlane uv_in, uv_out;        /* packed chroma of this operator's frames */
+  CvCudaScratch scratch;        /* the passes' partial sums */
+  CvPlane uv_in, uv_out;        /* packed chroma of this slot's frames */
   CvPlane y_in, y_out;          /* rgb-mode ycrcb: the Y planes */
-  CvNlMeansHistory *hist;       /* the history this operator uses */
+};
+
+/* The operator: the slots, and the stream's temporal ring (shared by the
+ * slots: each entry's event orders its copy before the reads of other
+ * streams). */
+struct NlMeansStream
+{
+  CvNlMeansInfo info;
+  int n_slots;
+  NlMeansOp *slot;
+  CudaRing *ring;               /* temporal: made at the first store */
 };
 
 void
-op_leave_history (NlMeansOp * o)
+slot_free (NlMeansOp * o)
 {
-  if (o->hist && --o->hist->users == 0 && o->hist->storage) {
-    o->hist->free_storage (o->hist->storage);
-    o->hist->storage = NULL;
-    o->hist->latest = -1;
-  }
-  o->hist = NULL;
+  cv_cuda_scratch_free (&o->scratch);
+  if (o->uv_in.data)
+    cudaFree (o->uv_in.data);
+  if (o->uv_out.data)
+    cudaFree (o->uv_out.data);
+  if (o->y_in.data)
+    cudaFree (o->y_in.data);
+  if (o->y_out.data)
+    cudaFree (o->y_out.data);
 }
 
-int
-nlmeans_create (const void *info, void **op)
+void
+nlmeans_destroy (void *op)
 {
-  NlMeansOp *o;
+  NlMeansStream *o = (NlMeansStream *) op;
+
+  if (!o)
+    return;
+  cuda_ring_free (o->ring);
+  for (int i = 0; o->slot && i < o->n_slots; i++)
+    slot_free (&o->slot[i]);
+  free (o->slot);
+  free (o);
+}
+
+CvStatus
+nlmeans_create (const void *info, int max_slots, void **op)
+{
+  NlMeansStream *o;
 
   if (!op)
     return CV_ERROR_INVALID_ARGUMENT;
   *op = NULL;
-  if (!cv_nlmeans_info_valid ((const CvNlMeansInfo *) info))
+  if (!cv_nlmeans_info_valid ((const CvNlMeansInfo *) info) || max_slots < 1
+      || max_slots > CV_OP_MAX_SLOTS)
     return CV_ERROR_INVALID_ARGUMENT;
-  o = (NlMeansOp *) calloc (1, sizeof (NlMeansOp));
+  o = (NlMeansStream *) calloc (1, sizeof (NlMeansStream));
   if (!o)
     return CV_ERROR_NO_MEMORY;
+  o->slot = (NlMeansOp *) calloc ((size_t) max_slots, sizeof (NlMeansOp));
+  if (!o->slot) {
+    free (o);
+    return CV_ERROR_NO_MEMORY;
+  }
   o->info = *(const CvNlMeansInfo *) info;
+  o->n_slots = max_slots;
+  for (int i = 0; i < max_slots; i++)
+    o->slot[i].info = o->info;
   *op = o;
   return CV_OK;
 }
 
-int
+CvStatus
 ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
 {
   size_t need = cv_nlmeans_cuda_scratch_size (o->info.width, o->info.height,
@@ -1105,24 +1147,15 @@ ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
     need = n1 > need ? n1 : need;
     need = n2 > need ? n2 : need;
   }
-  if (need > o->scratch_size) {
-    /* this operator's previous frame has completed (the caller has one
-     * operator per frame in flight): its scratch is free */
-    cudaError_t e;
-
-    if (o->scratch)
-      cudaFree (o->scratch);
-    o->scratch = NULL;
-    o->scratch_size = 0;
-    e = cudaMalloc (&o->scratch, need);
-    if (e != cudaSuccess) {
-      o->scratch = NULL;
-      return (int) e;
-    }
-    o->scratch_size = need;
-  }
+  /* the most the frame's passes need, before the first is queued; this
+   * slot's previous frame has completed (the caller uses a slot again only
+   * then): its scratch is free */
+  CvStatus st0 = cv_cuda_scratch_reserve (&o->scratch, need);
+  if (st0 != CV_OK)
+    return st0;
   if (yuv && !(o->uv_out.data && o->uv_in.data)) {
-    int st = ensure_plane (&o->uv_out, f->out[1].width, f->out[1].height, 4);
+    CvStatus st = ensure_plane (&o->uv_out, f->out[1].width,
+        f->out[1].height, 4);
     if (st == CV_OK)
       st = ensure_plane (&o->uv_in, f->out[1].width, f->out[1].height, 4);
     if (st != CV_OK)
@@ -1131,7 +1164,7 @@ ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
   if (ycc && !(o->uv_out.data && o->uv_in.data && o->y_out.data
           && o->y_in.data)) {
     const int w = o->info.width, h = o->info.height;
-    int st = ensure_plane (&o->uv_out, w, h, 4);
+    CvStatus st = ensure_plane (&o->uv_out, w, h, 4);
     if (st == CV_OK)
       st = ensure_plane (&o->uv_in, w, h, 4);
     if (st == CV_OK)
@@ -1147,18 +1180,18 @@ ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
 /* rgb-mode ycrcb: frame c of the converted window (ys: Y planes, ccs:
  * (Cr, Cb, 0, A) planes) into f->out[0]: Y with h, Cr and Cb with h_color
  * (0: kept), converted back with the centre's alpha / padding byte */
-int
+CvStatus
 denoise_ycrcb (NlMeansOp * o, const CvPlane * const *ys,
     const CvPlane * const *ccs, int n, int c, const CvFrame * f,
     const CvNlMeansParams * p, cudaStream_t s)
 {
   const CvPlane *cc = ccs[c];
-  int st = nlmeans_window (ys, n, c, kGreyLayout, 1, p->h, &o->y_out, p,
-      o->scratch, o->scratch_size, s);
+  CvStatus st = nlmeans_window (ys, n, c, kGreyLayout, 1, p->h, &o->y_out, p,
+      &o->scratch, s);
 
   if (st == CV_OK && p->h_color > 0) {
     st = nlmeans_window (ccs, n, c, kUvLayout, 2, p->h_color, &o->uv_out, p,
-        o->scratch, o->scratch_size, s);
+        &o->scratch, s);
     cc = &o->uv_out;
   }
   if (st == CV_OK)
@@ -1169,16 +1202,15 @@ denoise_ycrcb (NlMeansOp * o, const CvPlane * const *ys,
 
 /* frame c of the window: plane 0 (frames0) with h, the chroma (packed
  * frames uv, NULL: the planes of `in`) with h_color, or copied */
-int
+CvStatus
 denoise_window (NlMeansOp * o, const CvPlane * const *frames0,
     const CvPlane * const *uv, int n, int c, const CvFrame * f,
     const CvNlMeansParams * p, cudaStream_t s)
 {
   const CvNlMeansInfo *info = &o->info;
   CvPlane out0 = f->out[0];
-  int st = nlmeans_window (frames0, n, c, info->layout,
-      info->layout.bpp == 1 ? 1 : 3, p->h, &out0, p, o->scratch,
-      o->scratch_size, s);
+  CvStatus st = nlmeans_window (frames0, n, c, info->layout,
+      info->layout.bpp == 1 ? 1 : 3, p->h, &out0, p, &o->scratch, s);
 
   if (st != CV_OK || info->n_planes < 2)
     return st;
@@ -1201,10 +1233,10 @@ denoise_window (NlMeansOp * o, const CvPlane * const *frames0,
     const CvPlane *one = &o->uv_in;
     if (st == CV_OK)
       st = nlmeans_window (&one, 1, 0, kUvLayout, 2, p->h_color, &o->uv_out,
-          p, o->scratch, o->scratch_size, s);
+          p, &o->scratch, s);
   } else if (p->h_color > 0) {
     st = nlmeans_window (uv, n, c, kUvLayout, 2, p->h_color, &o->uv_out, p,
-        o->scratch, o->scratch_size, s);
+        &o->scratch, s);
   } else {
     return launch_unpack (uv[c], co, s);        /* the chroma unchanged */
   }
@@ -1213,20 +1245,22 @@ denoise_window (NlMeansOp * o, const CvPlane * const *frames0,
   return st;
 }
 
-int
-nlmeans_submit (void *op, const CvFrame * frame, const void *params,
-    const CvExec * exec)
+CvStatus
+nlmeans_submit (void *op, int slot, const CvFrame * frame,
+    const void *params, const CvExec * exec)
 {
-  NlMeansOp *o = (NlMeansOp *) op;
+  NlMeansStream *so = (NlMeansStream *) op;
+  NlMeansOp *o;
   const CvNlMeansParams *p = (const CvNlMeansParams *) params;
   cudaStream_t s = (cudaStream_t) cv_exec_stream (exec);
   const CvPlane *f0[CV_NLMEANS_MAX_TEMPORAL], *fuv[CV_NLMEANS_MAX_TEMPORAL];
-  CvNlMeansHistory *hist;
   CudaRing *ring;
-  int st;
+  CvStatus st;
 
-  if (!o || !cv_nlmeans_params_valid (p) || !frame)
+  if (!so || slot < 0 || slot >= so->n_slots || !cv_nlmeans_params_valid (p)
+      || !frame)
     return CV_ERROR_INVALID_ARGUMENT;
+  o = &so->slot[slot];
   if (p->temporal_window <= 1) {
     if (!cv_nlmeans_frame_valid (&o->info, frame))
       return CV_ERROR_INVALID_ARGUMENT;
@@ -1245,20 +1279,13 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
   }
 
   /* a temporal window: store frame->in, denoise frame centre */
-  hist = (CvNlMeansHistory *) p->history;
   if ((p->store >= 0 && !cv_nlmeans_frame_valid (&o->info, frame))
       || (p->centre >= 0 && !cv_plane_is (&frame->out[0], o->info.width,
               o->info.height, o->info.layout.bpp)))
     return CV_ERROR_INVALID_ARGUMENT;
-  if (o->hist != hist) {
-    op_leave_history (o);
-    o->hist = hist;
-    hist->users++;
-  }
-  ring = (CudaRing *) hist->storage;
-  if (ring && (ring->n < cv_nlmeans_ring_size (p->temporal_window)
-          || ring->ycc != (bool) cv_nlmeans_info_ycrcb (&o->info)))
-    return CV_ERROR_INVALID_ARGUMENT;   /* one window per history */
+  ring = so->ring;
+  if (ring && ring->n < cv_nlmeans_ring_size (p->temporal_window))
+    return CV_ERROR_INVALID_ARGUMENT;   /* one window per operator */
   if (!ring) {
     if (p->store < 0)
       return CV_ERROR_INVALID_ARGUMENT; /* nothing stored yet */
@@ -1266,30 +1293,28 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
         cv_nlmeans_ring_size (p->temporal_window), &ring);
     if (st != CV_OK)
       return st;
-    hist->storage = ring;
-    hist->free_storage = cuda_ring_free;
+    so->ring = ring;
   }
   if (p->store >= 0) {
-    /* the frame's one copy into the history (device to device: the frame
+    /* the frame's one copy into the ring (device to device: the frame
      * was uploaded once, by its own submission) */
     const int e = (int) (p->store % ring->n);
     if (ring->ycc)              /* converted once, here */
       st = launch_to_ycrcb (&frame->in[0], o->info.layout, &ring->plane0[e],
           &ring->uv[e], s);
     else
-      st = (int) cudaMemcpy2DAsync (ring->plane0[e].data,
+      st = cv_cuda_status (cudaMemcpy2DAsync (ring->plane0[e].data,
           ring->plane0[e].stride, frame->in[0].data, frame->in[0].stride,
           (size_t) o->info.width * o->info.layout.bpp, o->info.height,
-          cudaMemcpyDeviceToDevice, s);
+          cudaMemcpyDeviceToDevice, s));
     if (st == CV_OK && ring->yuv)
       st = launch_pack (chroma_of (frame->in, o->info.n_planes),
           &ring->uv[e], s);
     if (st == CV_OK)
-      st = (int) cudaEventRecord (ring->ev[e], s);
+      st = cv_cuda_status (cudaEventRecord (ring->ev[e], s));
     if (st != CV_OK)
       return st;
     ring->index[e] = p->store;
-    hist->latest = p->store;
   }
   if (p->centre < 0)
     return CV_OK;
@@ -1299,7 +1324,7 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
     if (ring->index[e] != k)
       return CV_ERROR_INVALID_ARGUMENT;   /* not stored (or overwritten) */
     /* stored by another frame's stream: wait for its copy */
-    st = (int) cudaStreamWaitEvent (s, ring->ev[e], 0);
+    st = cv_cuda_status (cudaStreamWaitEvent (s, ring->ev[e], 0));
     if (st != CV_OK)
       return st;
     f0[i] = &ring->plane0[e];
@@ -1316,31 +1341,11 @@ nlmeans_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 const void *
-nlmeans_results (void *op)
+nlmeans_results (void *op, int slot)
 {
   (void) op;
+  (void) slot;
   return NULL;
-}
-
-void
-nlmeans_destroy (void *op)
-{
-  NlMeansOp *o = (NlMeansOp *) op;
-
-  if (!o)
-    return;
-  op_leave_history (o);
-  if (o->scratch)
-    cudaFree (o->scratch);
-  if (o->uv_in.data)
-    cudaFree (o->uv_in.data);
-  if (o->uv_out.data)
-    cudaFree (o->uv_out.data);
-  if (o->y_in.data)
-    cudaFree (o->y_in.data);
-  if (o->y_out.data)
-    cudaFree (o->y_out.data);
-  free (o);
 }
 
 }                               /* namespace */

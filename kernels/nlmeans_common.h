@@ -27,30 +27,18 @@ cv_nlmeans_params_valid (const CvNlMeansParams * p)
       && p->temporal_window >= 0
       && p->temporal_window <= CV_NLMEANS_MAX_TEMPORAL
       && (p->temporal_window <= 1 || ((p->temporal_window & 1)
-              && p->history && p->store >= -1 && p->centre >= -1
+              && p->store >= -1 && p->centre >= -1
               && p->radius >= 0 && p->radius <= p->temporal_window / 2
               && (p->centre < 0 || (p->centre >= p->radius
                       && (p->centre + p->radius <= p->store || p->store < 0)))));
 }
 
-/* frames of the history ring for a temporal window (see cvnlmeans.h) */
+/* frames of the operator's temporal ring (see cvnlmeans.h) */
 static inline int
 cv_nlmeans_ring_size (int temporal_window)
 {
   return temporal_window + 5;
 }
-
-/* The history (cvnlmeans.h): what both backends share; storage is the
- * backend's ring (allocated by the first temporal submit of an operator),
- * freed by free_storage when the last operator that used it is destroyed
- * (users counts them). */
-struct _CvNlMeansHistory
-{
-  int users;
-  void *storage;
-  void (*free_storage) (void *storage);
-  long long latest;             /* highest stored index, -1: none */
-};
 
 /* One denoising pass: `channels` components (1 .. 3) of n_frames frames of
  * one size read through byte pointers (in[t][k]: component k of frame t at

@@ -695,14 +695,14 @@ launch_k (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
 
 }                               /* namespace */
 
-extern "C" int
+extern "C" CvStatus
 cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvSobelParams * params, void *stream)
 {
   return cv_sobel_cuda_variant (src, layout, dst, params, stream, 0);
 }
 
-extern "C" int
+extern "C" CvStatus
 cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
     CvPlane * dst, const CvSobelParams * params, void *stream, int variant)
 {
@@ -726,7 +726,7 @@ cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
       launch_k < 5 > (src, layout, dst, params, s);
     else
       launch_k < 7 > (src, layout, dst, params, s);
-    return (int) cudaGetLastError ();
+    return cv_cuda_status (cudaGetLastError ());
   }
   if (variant != 0 && variant != 4 && variant != 8)
     return CV_ERROR_INVALID_ARGUMENT;
@@ -752,7 +752,7 @@ cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
     launch < 4, true > (src, layout, dst, params, s);
   else
     return CV_ERROR_INVALID_ARGUMENT;
-  return (int) cudaGetLastError ();
+  return cv_cuda_status (cudaGetLastError ());
 }
 
 /* ---- the operator (cvsobel.h) ---- */
@@ -764,8 +764,8 @@ struct SobelOp
   CvSobelInfo info;
 };
 
-int
-sobel_create (const void *info, void **op)
+CvStatus
+sobel_slot_create (const void *info, void **op)
 {
   SobelOp *o;
 
@@ -782,14 +782,14 @@ sobel_create (const void *info, void **op)
   return CV_OK;
 }
 
-int
-sobel_submit (void *op, const CvFrame * frame, const void *params,
+CvStatus
+sobel_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   SobelOp *o = (SobelOp *) op;
   void *stream = cv_exec_stream (exec);
   CvFrame f;
-  int status;
+  CvStatus status;
 
   if (!o || !params || !cv_edge_map_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;
@@ -804,23 +804,21 @@ sobel_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 const void *
-sobel_results (void *op)
+sobel_slot_results (void *op)
 {
   (void) op;
   return NULL;
 }
 
 void
-sobel_destroy (void *op)
+sobel_slot_destroy (void *op)
 {
   free (op);
 }
 
 }                               /* namespace */
 
-extern "C" const CvOps cv_sobel_cuda_ops = {
-  "sobel-cuda", sobel_create, sobel_submit, sobel_results, sobel_destroy
-};
+CV_OPS_FROM_SLOTS (cv_sobel_cuda_ops, "sobel-cuda", sobel_slot);
 
 /* ---- the check of the fast L2 magnitudes ----
  * sobel_shfl_kernel: every s = gx² + gy² a 3x3 aperture can give lies in

@@ -970,7 +970,7 @@ launch_corr (int path, const uint8_t * img, size_t ls, int w, int h,
 
 }                               /* namespace */
 
-extern "C" int
+extern "C" CvStatus
 cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, int n_templ, const CvTemplateMatchParams * p,
     CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
@@ -1204,7 +1204,7 @@ struct TemplateMatchOp
 };
 
 void
-template_match_destroy (void *op)
+template_match_slot_destroy (void *op)
 {
   TemplateMatchOp *o = (TemplateMatchOp *) op;
 
@@ -1216,8 +1216,8 @@ template_match_destroy (void *op)
   free (o);
 }
 
-int
-template_match_create (const void *info, void **op)
+CvStatus
+template_match_slot_create (const void *info, void **op)
 {
   TemplateMatchOp *o;
   cudaError_t e;
@@ -1236,16 +1236,16 @@ template_match_create (const void *info, void **op)
       cudaHostAllocPortable);
   if (e != cudaSuccess) {
     o->result = NULL;
-    template_match_destroy (o);
-    return (int) e;
+    template_match_slot_destroy (o);
+    return cv_cuda_status (e);
   }
   memset (o->result, 0, sizeof (CvTemplateMatchResult));
   *op = o;
   return CV_OK;
 }
 
-int
-template_match_submit (void *op, const CvFrame * frame, const void *params,
+CvStatus
+template_match_slot_submit (void *op, const CvFrame * frame, const void *params,
     const CvExec * exec)
 {
   TemplateMatchOp *o = (TemplateMatchOp *) op;
@@ -1258,8 +1258,8 @@ template_match_submit (void *op, const CvFrame * frame, const void *params,
 
   if (!o)
     return CV_ERROR_INVALID_ARGUMENT;
-  /* this operator's previous frame has completed (one operator per frame
-   * in flight): nothing writes the result now */
+  /* this slot's previous frame has completed (a slot takes a frame only
+   * then): nothing writes the result now */
   o->result->count = 0;
   if (!fp || !cv_template_match_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;
@@ -1277,7 +1277,7 @@ template_match_submit (void *op, const CvFrame * frame, const void *params,
 }
 
 const void *
-template_match_results (void *op)
+template_match_slot_results (void *op)
 {
   TemplateMatchOp *o = (TemplateMatchOp *) op;
 
@@ -1286,7 +1286,5 @@ template_match_results (void *op)
 
 }                               /* namespace */
 
-extern "C" const CvOps cv_template_match_cuda_ops = {
-  "template-match-cuda", template_match_create, template_match_submit,
-  template_match_results, template_match_destroy
-};
+CV_OPS_FROM_SLOTS (cv_template_match_cuda_ops, "template-match-cuda",
+    template_match_slot);

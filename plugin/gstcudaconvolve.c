@@ -41,7 +41,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_convolve_debug);
 #define GST_CAT_DEFAULT gst_cuda_convolve_debug
 
 #define DEFAULT_FILTERS "blur"
-#define DEFAULT_BORDER_MODE CV_BORDER_REFLECT_101
+#define DEFAULT_BORDER_MODE GST_CUDA_CONVOLVE_BORDER_REFLECT_101
 
 enum
 {
@@ -73,10 +73,11 @@ gst_cuda_convolve_border_mode_get_type (void)
 {
   static gsize id = 0;
   static const GEnumValue values[] = {
-    {CV_BORDER_CONSTANT, "Pixels outside the frame are 0", "constant"},
-    {CV_BORDER_REPLICATE, "Repeat the edge pixel (aaa|abcd|ddd)",
-        "replicate"},
-    {CV_BORDER_REFLECT_101,
+    {GST_CUDA_CONVOLVE_BORDER_CONSTANT, "Pixels outside the frame are 0",
+        "constant"},
+    {GST_CUDA_CONVOLVE_BORDER_REPLICATE,
+        "Repeat the edge pixel (aaa|abcd|ddd)", "replicate"},
+    {GST_CUDA_CONVOLVE_BORDER_REFLECT_101,
         "Mirror without repeating the edge pixel (dcb|abcd|cba), "
           "reflect-101", "reflect"},
     {0, NULL, NULL}
@@ -87,6 +88,34 @@ gst_cuda_convolve_border_mode_get_type (void)
     g_once_init_leave (&id, t);
   }
   return (GType) id;
+}
+
+/* the C interface's border mode (OpenCV's values) of a property value,
+ * and back */
+static CvBorderMode
+border_mode_to_cv (gint mode)
+{
+  switch (mode) {
+    case GST_CUDA_CONVOLVE_BORDER_CONSTANT:
+      return CV_BORDER_CONSTANT;
+    case GST_CUDA_CONVOLVE_BORDER_REPLICATE:
+      return CV_BORDER_REPLICATE;
+    default:
+      return CV_BORDER_REFLECT_101;
+  }
+}
+
+static gint
+border_mode_from_cv (CvBorderMode mode)
+{
+  switch (mode) {
+    case CV_BORDER_CONSTANT:
+      return GST_CUDA_CONVOLVE_BORDER_CONSTANT;
+    case CV_BORDER_REPLICATE:
+      return GST_CUDA_CONVOLVE_BORDER_REPLICATE;
+    default:
+      return GST_CUDA_CONVOLVE_BORDER_REFLECT_101;
+  }
 }
 
 static const struct
@@ -287,7 +316,7 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     }
     case PROP_BORDER_MODE:
       GST_OBJECT_LOCK (self);
-      self->params.border_mode = g_value_get_enum (value);
+      self->params.border_mode = border_mode_to_cv (g_value_get_enum (value));
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -321,7 +350,7 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
       break;
     }
     case PROP_BORDER_MODE:
-      g_value_set_enum (value, self->params.border_mode);
+      g_value_set_enum (value, border_mode_from_cv (self->params.border_mode));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -425,7 +454,7 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   memset (&self->params, 0, sizeof (self->params));
   self->params.n_filters = 1;
   self->params.filters[0] = CV_FILTER_BLUR;
-  self->params.border_mode = DEFAULT_BORDER_MODE;
+  self->params.border_mode = border_mode_to_cv (DEFAULT_BORDER_MODE);
   self->params.ksize = 1;
   self->params.kernel[0] = 1.0f;
   cv_convolve_params_prepare (&self->params);

@@ -244,7 +244,7 @@ gst_cuda_mean_shift_get_params (GstCudaVisionBase * base, gpointer params)
 #define MS_GPU_S_PER_OP 1.5e-12
 
 /* The estimated cost of the frame's settings, on the bus when large. */
-static int
+static CvStatus
 gst_cuda_mean_shift_prepare_frame (GstCudaVisionBase * base,
     GstCudaVisionFrame * frame)
 {

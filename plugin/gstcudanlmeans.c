@@ -104,8 +104,8 @@ struct _GstCudaNlMeans
   gboolean colour;
   gboolean ycrcb;               /* colour with rgb-mode ycrcb */
   gboolean warned_patch;
-  guint window;                 /* temporal-window of these caps */
-  CvNlMeansHistory *history;    /* its frames (window > 1) */
+  guint window;                 /* temporal-window of these caps (its
+                                 * frames live in the operator) */
 };
 
 #define FORMATS "{ GRAY8, I420, NV12, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
@@ -165,8 +165,8 @@ gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
   self->warned_patch = FALSE;
 
   /* the temporal window of these caps: its frames after each frame are
-   * the base's lookahead; the operators keep the frames in the history
-   * (theirs are destroyed by now: the base frees them before set_info) */
+   * the base's lookahead; the operator (made for these caps after
+   * set_info) keeps the frames in its temporal ring */
   GST_OBJECT_LOCK (self);
   self->window = self->temporal_window;
   info->rgb_mode = self->rgb_mode == GST_CUDA_NL_MEANS_RGB_YCRCB ?
@@ -176,14 +176,6 @@ gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
   if (self->colour)
     GST_DEBUG_OBJECT (self, "RGB denoised %s", self->ycrcb ? "as YCrCb (Y "
         "with h, Cr and Cb with h-color)" : "jointly (R, G, B with h)");
-  g_clear_pointer (&self->history, cv_nlmeans_history_free);
-  if (self->window > 1) {
-    self->history = cv_nlmeans_history_new ();
-    if (!self->history) {
-      GST_ERROR_OBJECT (self, "out of memory");
-      return FALSE;
-    }
-  }
   gst_cuda_vision_base_set_lookahead (base, self->window / 2);
   return TRUE;
 }
@@ -204,7 +196,6 @@ gst_cuda_nl_means_get_params (GstCudaVisionBase * base, gpointer params)
   p->h_color = self->h_color < 0 ? self->h : self->h_color;
   GST_OBJECT_UNLOCK (self);
   p->temporal_window = self->window;
-  p->history = self->history;
   p->store = p->centre = -1;
   p->radius = 0;
 }
@@ -219,7 +210,7 @@ gst_cuda_nl_means_get_params (GstCudaVisionBase * base, gpointer params)
 /* Documented fallbacks and costly settings, on the bus: a patch larger
  * than the frame (once per caps), and the estimated cost per frame (once
  * per setting and frame size, above 1 s). */
-static int
+static CvStatus
 gst_cuda_nl_means_prepare_frame (GstCudaVisionBase * base,
     GstCudaVisionFrame * frame)
 {
@@ -388,16 +379,6 @@ gst_cuda_nl_means_get_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_nl_means_finalize (GObject * object)
-{
-  GstCudaNlMeans *self = GST_CUDA_NL_MEANS (object);
-
-  /* the base's finalize destroys the operators first */
-  G_OBJECT_CLASS (parent_class)->finalize (object);
-  cv_nlmeans_history_free (self->history);
-}
-
-static void
 gst_cuda_nl_means_class_init (GstCudaNlMeansClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
@@ -410,7 +391,6 @@ gst_cuda_nl_means_class_init (GstCudaNlMeansClass * klass)
       "Non-local-means denoising");
 
   gobject_class->set_property = gst_cuda_nl_means_set_property;
-  gobject_class->finalize = gst_cuda_nl_means_finalize;
   gobject_class->get_property = gst_cuda_nl_means_get_property;
 
   /**

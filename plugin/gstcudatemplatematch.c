@@ -320,7 +320,7 @@ gst_cuda_template_match_clear_params (GstCudaVisionBase * base, gpointer params)
 /* Checks before matching: the template's load error, its absence (frames
  * pass through unmatched, one warning), a template larger than the frame,
  * a flat one with ccoeff-normed. */
-static int
+static CvStatus
 gst_cuda_template_match_prepare_frame (GstCudaVisionBase * base,
     GstCudaVisionFrame * frame)
 {
@@ -331,11 +331,10 @@ gst_cuda_template_match_prepare_frame (GstCudaVisionBase * base,
   gint w = GST_VIDEO_INFO_WIDTH (frame->in_info);
   gint h = GST_VIDEO_INFO_HEIGHT (frame->in_info);
 
-  if (p->error) {
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-        ("Could not load the template %s", p->error), (NULL));
-    return GST_CUDA_VISION_ERROR_POSTED;
-  }
+  if (p->error)
+    return GST_CUDA_VISION_FRAME_ERROR (self, CV_ERROR_INVALID_ARGUMENT,
+        RESOURCE, OPEN_READ, ("Could not load the template %s", p->error),
+        (NULL));
   if (!t) {
     if (!self->warned_no_template)
       GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
@@ -347,11 +346,11 @@ gst_cuda_template_match_prepare_frame (GstCudaVisionBase * base,
   self->warned_no_template = FALSE;
   n = gst_cv_tm_set_fitting (p->set, w, h, p->fit, &p->sc);
   if (n == 0) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("The template (%dx%d) is larger than the frame (%dx%d)%s",
-            p->set->cv[0].plane.width, p->set->cv[0].plane.height, w, h,
+    return GST_CUDA_VISION_FRAME_ERROR (self, CV_ERROR_INVALID_ARGUMENT,
+        STREAM, FAILED, ("The template (%dx%d) is larger than the frame "
+            "(%dx%d)%s", p->set->cv[0].plane.width,
+            p->set->cv[0].plane.height, w, h,
             p->set->n > 1 ? " at every scale" : ""), (NULL));
-    return GST_CUDA_VISION_ERROR_POSTED;
   }
   if (n < p->set->n && self->warned_skip != p->set->n - n)
     GST_ELEMENT_WARNING (self, STREAM, FAILED,

@@ -25,7 +25,6 @@ typedef struct
   gboolean in_device, out_device;       /* mapped as CUDA memory */
   gpointer params;              /* the subclass's snapshot (params_size) */
   gboolean params_set;          /* get_params filled it: clear_params owed */
-  void *op;                     /* the slot's operator (priv->ops) */
   gpointer backend_state;       /* the backend's (CUDA: stream, planes) */
   gboolean discont;             /* its output is marked DISCONT */
   gint64 enter_time;            /* monotonic, us: entered the scheduler
@@ -37,6 +36,7 @@ typedef struct
   gboolean timed;               /* stage timings wanted (post-stats, debug) */
   GstCudaVisionWaitMode wait_mode;      /* latched at submit */
   gdouble cpu_ms;               /* the CPU backend's processing time */
+  gboolean fail;                /* gst_cv_backend_cpu_delayed: fails */
   gint64 complete_at;           /* gst_cv_backend_cpu_delayed: monotonic
                                  * us at which the frame is complete */
   /* lookahead (gstcvhistory.c): see GstCudaVisionFrame */
@@ -77,6 +77,10 @@ typedef struct
   gboolean output_is_input;     /* latched at set_caps */
   gint want_output_is_input;    /* as the subclass last asked (atomic) */
   gpointer op_info;             /* the operator's info (op_info_size) */
+  void *op;                     /* the operator (priv->ops), made for
+                                 * op_info and op_slots frames in flight
+                                 * (slot index: GstCvSlot.index) */
+  guint op_slots;
   GstCaps *refused_caps;        /* last caps refused with an error */
 
   /* the frames in flight, the lookahead, the output thread and the
@@ -106,8 +110,8 @@ struct _GstCvBackend
    * neighbours find one context whatever the order they start in
    * (optional). */
   void (*ready) (GstCudaVisionBase * self, gint device_id);
-  /* Text of a status > 0 (a cudaError_t). */
-  const gchar *(*error_string) (int status);
+  /* Text of a cudaError_t (cv_status_cuda_error ()). */
+  const gchar *(*error_string) (int cuda_error);
   /* Make the backend usable at start (device_id -1: the default): its
    * instance in priv->be_state (the device, its stream priorities, the
    * transfer counter); FALSE with *reason (a sentence) otherwise. */
@@ -122,17 +126,25 @@ struct _GstCvBackend
    * when none were made (optional: -1). */
     gint (*priority_level) (GstCudaVisionBase * self);
   /* Queue (CUDA) or compute (CPU) slot s's frame: uploads, the operator,
-   * downloads. Returns CV_OK or the status to report. */
-  int (*submit) (GstCudaVisionBase * self, GstCvSlot * s);
+   * downloads. Returns CV_OK or the status to report (what it knows of
+   * the failure recorded: GST_CV_RECORD_ERROR). */
+  CvStatus (*submit) (GstCudaVisionBase * self, GstCvSlot * s);
   /* Wait for slot s's frame to be complete (as s->wait_mode says); ms:
-   * upload, kernel, download times when s->timed. FALSE after an error
-   * (posted). */
-    gboolean (*wait) (GstCudaVisionBase * self, GstCvSlot * s,
+   * upload, kernel, download times when s->timed. CV_OK, or the status
+   * to report (its error recorded, as submit's). */
+    CvStatus (*wait) (GstCudaVisionBase * self, GstCvSlot * s,
       gdouble ms[3]);
   /* Wait without reporting (frames dropped on flush). */
   void (*sync) (GstCudaVisionBase * self, GstCvSlot * s);
-  /* Free the slot's operator and backend state. */
+  /* Free the slot's backend state (its frame complete or dropped). */
   void (*slot_free) (GstCudaVisionBase * self, GstCvSlot * s);
+  /* Make the element's operator (priv->op) for the negotiated info
+   * (priv->op_info) with max_slots slots (the frames in flight: slot
+   * indexes 0 .. max_slots - 1), at negotiation. CV_OK or the status (what
+   * failed recorded). */
+  CvStatus (*create_op) (GstCudaVisionBase * self, guint max_slots);
+  /* Free the operator (nothing in flight: every slot synced). */
+  void (*destroy_op) (GstCudaVisionBase * self);
 };
 
 extern const GstCvBackend gst_cv_backend_cpu;
@@ -148,6 +160,26 @@ extern const GstCvBackend *const gst_cv_backend_cuda;
 /* gstcvproperties.c: the properties (specs, defaults, set, get) */
 void gst_cv_properties_install (GObjectClass * gobject_class);
 void gst_cv_properties_init (GstCudaVisionBase * self);
+
+/* A frame's error (gstcvmessages.c): recorded in the thread that meets it
+ * (text, debug taken; GST_CV_RECORD_ERROR adds the source location) and
+ * returned as status; posted by the base in the same thread with
+ * gst_cv_post_frame_error () (the recorded error, else one made from
+ * status and where: "CPU", "GPU"), the one place frame errors are
+ * posted. gst_cv_pending_status (): the status of the error self
+ * recorded (in this thread, not posted yet), else fallback. */
+#define GST_CV_RECORD_ERROR(self, status, domain, code, text, debug) \
+  gst_cuda_vision_base_record_error ((self), (status), \
+      GST_ ## domain ## _ERROR, GST_ ## domain ## _ERROR_ ## code, (text), \
+      (debug), __FILE__, GST_FUNCTION, __LINE__)
+CvStatus gst_cv_pending_status (GstCudaVisionBase * self,
+    CvStatus fallback);
+void gst_cv_clear_frame_error (void);
+void gst_cv_post_frame_error (GstCudaVisionBase * self, CvStatus status,
+    const gchar * where);
+/* The same for a failure to set up the operators at negotiation. */
+void gst_cv_post_setup_error (GstCudaVisionBase * self, CvStatus status,
+    const gchar * where);
 
 /* the timing fields of a frame message */
 void gst_cv_set_frame_times (GstCudaVisionBase * self, GstStructure * s,

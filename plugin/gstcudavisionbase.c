@@ -128,8 +128,10 @@ gst_cuda_vision_base_start (GstBaseTransform * trans)
   g_free (reason);
   /* the tests' asynchronous stand-in for a GPU (gstcvbackend-cpu.c) */
   if (be == &gst_cv_backend_cpu
-      && g_getenv ("CUDAVISION_TEST_COMPLETION_DELAY_US"))
+      && g_getenv ("CUDAVISION_TEST_COMPLETION_DELAY_US")) {
     be = &gst_cv_backend_cpu_delayed;
+    (void) be->open (self, device_id, NULL);    /* cannot fail */
+  }
 
   g_atomic_int_set (&priv->cancel, 0);
   if (!gst_cv_scheduler_start (priv->sched, be, depth)) {
@@ -184,7 +186,7 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
   GstVideoInfo in_info, out_info;
   gboolean fps_changed;
-  guint lookahead;
+  guint lookahead, depth;
 
   if (!gst_video_info_from_caps (&in_info, incaps)
       || !gst_video_info_from_caps (&out_info, outcaps)) {
@@ -237,6 +239,18 @@ gst_cuda_vision_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   /* frames of these caps pass the input buffer on, or not, whatever the
    * subclass asks for the next negotiation */
   priv->output_is_input = g_atomic_int_get (&priv->want_output_is_input);
+  /* the operators are made now, for these caps: one that cannot be made
+   * refuses them (posted once per caps: a refused CAPS event comes again
+   * with every buffer) */
+  GST_OBJECT_LOCK (self);
+  depth = priv->pipeline_depth;
+  GST_OBJECT_UNLOCK (self);
+  if (!gst_cv_scheduler_create_operators (priv->sched, depth,
+          !priv->refused_caps || !gst_caps_is_equal (priv->refused_caps,
+              incaps))) {
+    gst_caps_replace (&priv->refused_caps, incaps);
+    return FALSE;
+  }
   priv->negotiated = TRUE;
   /* the lookahead's latency is in frame durations */
   if ((fps_changed && lookahead > 0)
@@ -304,15 +318,15 @@ gst_cuda_vision_base_submit_input_buffer (GstBaseTransform * trans,
   }
   /* pipeline-depth: the back-pressure bound from this frame on (frames
    * leave as soon as they are done whatever the depth: the latency does
-   * not change with it) */
+   * not change with it); more than the operator was made for makes it
+   * again (gstcvscheduler.h) */
   GST_OBJECT_LOCK (self);
   depth = priv->pipeline_depth;
   GST_OBJECT_UNLOCK (self);
-  if (gst_cv_scheduler_is_async (priv->sched)
-      && depth != gst_cv_scheduler_get_depth (priv->sched)) {
-    GST_INFO_OBJECT (self, "pipeline depth %u -> %u",
-        gst_cv_scheduler_get_depth (priv->sched), depth);
-    gst_cv_scheduler_set_depth (priv->sched, depth);
+  ret = gst_cv_scheduler_apply_depth (priv->sched, depth);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (inbuf);
+    return ret;
   }
   return gst_cv_scheduler_submit (priv->sched, inbuf, discont);
 }

@@ -110,10 +110,28 @@ typedef struct
   guint radius;
 } GstCudaVisionFrame;
 
-/* Returned by prepare_frame() that posted its own element error
- * (GST_ELEMENT_ERROR): the base stops with GST_FLOW_ERROR and posts
- * nothing more. */
-#define GST_CUDA_VISION_ERROR_POSTED (-100)
+/**
+ * GST_CUDA_VISION_FRAME_ERROR:
+ * @self: the element
+ * @status: the #CvStatus to return (e.g. CV_ERROR_INVALID_ARGUMENT)
+ * @domain: GStreamer's error domain without GST_ and _ERROR (RESOURCE)
+ * @code: the code without the domain's prefix (OPEN_READ)
+ * @text: the message, as GST_ELEMENT_ERROR's: ("format", ...) or (NULL)
+ * @debug: the debug string, the same way
+ *
+ * For prepare_frame(): records the frame's error as GST_ELEMENT_ERROR()
+ * would post it, and evaluates to @status, which prepare_frame() returns:
+ * the base then posts it, in the one place where it posts the errors of
+ * frames (the backends' too), and stops with GST_FLOW_ERROR.
+ */
+#define GST_CUDA_VISION_FRAME_ERROR(self, status, domain, code, text, debug) \
+  gst_cuda_vision_base_record_error (GST_CUDA_VISION_BASE (self), (status), \
+      GST_ ## domain ## _ERROR, GST_ ## domain ## _ERROR_ ## code, \
+      _gst_element_error_printf text, _gst_element_error_printf debug, \
+      __FILE__, GST_FUNCTION, __LINE__)
+CvStatus gst_cuda_vision_base_record_error (GstCudaVisionBase * self,
+    CvStatus status, GQuark domain, gint code, gchar * text, gchar * debug,
+    const gchar * file, const gchar * func, gint line);
 
 /**
  * GstCudaVisionBaseClass:
@@ -134,8 +152,9 @@ typedef struct
  *   gst_cuda_vision_base_set_output_is_input(). Return FALSE to refuse
  *   them (not-negotiated).
  * @prepare_frame: optional; per-frame checks before the operator runs
- *   (warnings, estimates, element errors). Returns CV_OK, a CV_ERROR_* or
- *   GST_CUDA_VISION_ERROR_POSTED.
+ *   (warnings, estimates). Returns CV_OK or a CV_ERROR_* (the base posts a
+ *   generic error for it), or GST_CUDA_VISION_FRAME_ERROR() (the base
+ *   posts that error).
  * @finish_frame: optional; called when a frame's result is complete, in
  *   output order, before *outbuf is pushed: post messages, attach metas,
  *   draw (gst_buffer_make_writable() on *outbuf is cheap: the element holds
@@ -160,7 +179,8 @@ struct _GstCudaVisionBaseClass
     gboolean (*set_info) (GstCudaVisionBase * self, GstCaps * incaps,
       const GstVideoInfo * in_info, GstCaps * outcaps,
       const GstVideoInfo * out_info, gpointer op_info);
-  int (*prepare_frame) (GstCudaVisionBase * self, GstCudaVisionFrame * frame);
+  CvStatus (*prepare_frame) (GstCudaVisionBase * self,
+      GstCudaVisionFrame * frame);
     GstFlowReturn (*finish_frame) (GstCudaVisionBase * self,
       GstCudaVisionFrame * frame, GstBuffer ** outbuf);
   GstCaps *(*transform_format_caps) (GstCudaVisionBase * self,
@@ -240,8 +260,9 @@ guint gst_cuda_vision_base_cpu_threads (GstCudaVisionBase * self);
 GstCudaVisionBackend gst_cuda_vision_base_get_active_backend
     (GstCudaVisionBase * self);
 
-/* Describe a status code returned by the C ABI (CV_ERROR_* or cudaError_t). */
-const gchar *gst_cuda_vision_status_string (int status);
+/* Describe a status of the C ABI; for CV_ERROR_CUDA the CUDA error this
+ * thread kept beside it (cv_status_cuda_error ()). */
+const gchar *gst_cuda_vision_status_string (CvStatus status);
 
 G_END_DECLS
 #endif

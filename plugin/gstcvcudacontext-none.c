@@ -80,3 +80,14 @@ gst_cv_cuda_context_map_flag (void)
 {
   return 0;
 }
+
+gboolean
+gst_cv_cuda_context_push_primary (gint device)
+{
+  return FALSE;
+}
+
+void
+gst_cv_cuda_context_pop_primary (void)
+{
+}

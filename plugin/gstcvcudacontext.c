@@ -187,3 +187,77 @@ gst_cv_cuda_context_map_flag (void)
 {
   return GST_MAP_CUDA;
 }
+
+/* ---- the device's primary context ----
+ * The driver's primary-context calls, through the runtime's entry points
+ * (the plugin links the runtime, not libcuda; contexts as void *, without
+ * cuda.h, which gstreamer-cuda >= 1.24 ships a stub of). */
+typedef int (*PrimaryRetainFn) (void **ctx, int device);
+typedef int (*CtxPushFn) (void *ctx);
+typedef int (*CtxPopFn) (void **ctx);
+static PrimaryRetainFn drv_retain;
+static CtxPushFn drv_push;
+static CtxPopFn drv_pop;
+#define MAX_PRIMARY 64
+static void *primary[MAX_PRIMARY];
+static GMutex primary_lock;
+
+static gpointer
+load_driver_entries (gpointer unused)
+{
+  void *f[3] = { NULL, NULL, NULL };
+  static const char *const names[3] = { "cuDevicePrimaryCtxRetain",
+    "cuCtxPushCurrent", "cuCtxPopCurrent"
+  };
+  int i;
+
+  for (i = 0; i < 3; i++) {
+    enum cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion (names[i], &f[i], 12000,
+            cudaEnableDefault, &q) != cudaSuccess
+        || q != cudaDriverEntryPointSuccess)
+      f[i] = NULL;
+  }
+  (void) cudaGetLastError ();
+  if (!f[0] || !f[1] || !f[2])
+    return GINT_TO_POINTER (FALSE);
+  drv_retain = (PrimaryRetainFn) f[0];
+  drv_push = (CtxPushFn) f[1];
+  drv_pop = (CtxPopFn) f[2];
+  return GINT_TO_POINTER (TRUE);
+}
+
+/* device's primary context, retained once for the life of the process
+ * (the shared pinned staging lives in it), or NULL */
+static void *
+primary_context (gint device)
+{
+  static GOnce once = G_ONCE_INIT;
+  void *c = NULL;
+
+  if (!GPOINTER_TO_INT (g_once (&once, load_driver_entries, NULL))
+      || device < 0 || device >= MAX_PRIMARY)
+    return NULL;
+  g_mutex_lock (&primary_lock);
+  if (!primary[device] && drv_retain (&c, device) == 0)
+    primary[device] = c;
+  c = primary[device];
+  g_mutex_unlock (&primary_lock);
+  return c;
+}
+
+gboolean
+gst_cv_cuda_context_push_primary (gint device)
+{
+  void *pc = primary_context (device);
+
+  return pc && drv_push (pc) == 0;
+}
+
+void
+gst_cv_cuda_context_pop_primary (void)
+{
+  void *popped;
+
+  (void) drv_pop (&popped);
+}

@@ -47,5 +47,13 @@ gboolean gst_cv_cuda_context_owns_pool (gpointer ctx, GstBufferPool * pool);
 /* The map flag of CUDA memory (GST_MAP_CUDA; 0 without gstreamer-cuda). */
 GstMapFlags gst_cv_cuda_context_map_flag (void);
 
+/* Push the primary context of device (retained once for the life of the
+ * process) on top of this thread's current one: what outlives the
+ * element's context is allocated there (the shared pinned staging). FALSE
+ * when it cannot be (then nothing was pushed); pop it with
+ * gst_cv_cuda_context_pop_primary (). */
+gboolean gst_cv_cuda_context_push_primary (gint device);
+void gst_cv_cuda_context_pop_primary (void);
+
 G_END_DECLS
 #endif

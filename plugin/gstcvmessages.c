@@ -17,22 +17,122 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vision_base_debug);
 #define COST_WARN_SECONDS 1.0
 
 const gchar *
-gst_cuda_vision_status_string (int status)
+gst_cuda_vision_status_string (CvStatus status)
 {
-  switch (status) {
-    case CV_OK:
-      return "success";
-    case CV_ERROR_INVALID_ARGUMENT:
-      return "invalid argument";
-    case CV_ERROR_NO_MEMORY:
-      return "out of memory";
-    case CV_ERROR_CANCELLED:
-      return "cancelled";
-    default:
-      if (status > 0 && gst_cv_backend_cuda)
-        return gst_cv_backend_cuda->error_string (status);
-      return "unknown error";
+  /* CV_ERROR_CUDA: the CUDA error this thread kept beside it */
+  if (status == CV_ERROR_CUDA && cv_status_cuda_error () != 0
+      && gst_cv_backend_cuda)
+    return gst_cv_backend_cuda->error_string (cv_status_cuda_error ());
+  return cv_status_string (status);
+}
+
+/* ---- a frame's error: recorded where it is met, posted by the base ----
+ * The backends and the subclasses' prepare_frame () record what they know
+ * of a failure (the failing call, a template that does not fit) in the
+ * thread that meets it and return a CvStatus; the base posts it in one
+ * place, gst_cv_post_frame_error (), in the same thread. */
+
+typedef struct
+{
+  gpointer element;             /* who met it (compared, not referenced) */
+  CvStatus status;
+  GQuark domain;
+  gint code;
+  gchar *text, *debug;
+  const gchar *file, *func;
+  gint line;
+} FrameError;
+
+static void
+frame_error_free (gpointer data)
+{
+  FrameError *e = data;
+
+  g_free (e->text);
+  g_free (e->debug);
+  g_free (e);
+}
+
+static GPrivate pending_error = G_PRIVATE_INIT (frame_error_free);
+
+CvStatus
+gst_cuda_vision_base_record_error (GstCudaVisionBase * self, CvStatus status,
+    GQuark domain, gint code, gchar * text, gchar * debug,
+    const gchar * file, const gchar * func, gint line)
+{
+  FrameError *e = g_new0 (FrameError, 1);
+
+  e->element = self;
+  e->status = status;
+  e->domain = domain;
+  e->code = code;
+  e->text = text;
+  e->debug = debug;
+  e->file = file;
+  e->func = func;
+  e->line = line;
+  GST_DEBUG_OBJECT (self, "%s (%s)", text ? text : "error",
+      debug ? debug : cv_status_string (status));
+  /* a second error of the same frame replaces the first (both would be
+   * the same failure seen twice) */
+  g_private_replace (&pending_error, e);
+  return status;
+}
+
+CvStatus
+gst_cv_pending_status (GstCudaVisionBase * self, CvStatus fallback)
+{
+  FrameError *e = g_private_get (&pending_error);
+
+  return e && e->element == self ? e->status : fallback;
+}
+
+void
+gst_cv_clear_frame_error (void)
+{
+  g_private_replace (&pending_error, NULL);
+}
+
+/* the error self recorded, posted: FALSE when none (one another element
+ * of this thread left unposted is not self's) */
+static gboolean
+post_recorded (GstCudaVisionBase * self)
+{
+  FrameError *e = g_private_get (&pending_error);
+
+  if (!e || e->element != self || (!e->text && !e->debug))
+    return FALSE;
+  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
+      e->domain, e->code, e->text, e->debug, e->file, e->func, e->line);
+  e->text = e->debug = NULL;    /* taken */
+  return TRUE;
+}
+
+void
+gst_cv_post_setup_error (GstCudaVisionBase * self, CvStatus status,
+    const gchar * where)
+{
+  if (!post_recorded (self))
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+        ("Could not set up the %s operator for the negotiated caps: %s",
+            where, gst_cuda_vision_status_string (status)),
+        ("status %d (%s), cudaError_t %d", status, cv_status_string (status),
+            status == CV_ERROR_CUDA ? cv_status_cuda_error () : 0));
+  gst_cv_clear_frame_error ();
+}
+
+void
+gst_cv_post_frame_error (GstCudaVisionBase * self, CvStatus status,
+    const gchar * where)
+{
+  if (!post_recorded (self)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Processing the frame on the %s failed: %s", where,
+            gst_cuda_vision_status_string (status)), ("status %d (%s), "
+            "cudaError_t %d", status, cv_status_string (status),
+            status == CV_ERROR_CUDA ? cv_status_cuda_error () : 0));
   }
+  gst_cv_clear_frame_error ();
 }
 
 void

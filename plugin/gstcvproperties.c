@@ -173,11 +173,19 @@ gst_cv_properties_install (GObjectClass * gobject_class)
    * in CUDA memory gained nothing, docs/benchmarks.md).
    * Each slot holds device planes and pinned staging for a frame in
    * system memory (none for frames in CUDA memory).
+   * The element's operator is made at negotiation for this many frames
+   * in flight (their workspaces included). Changed while playing: a
+   * smaller depth applies at the next frame; a larger one once the
+   * frames in flight have left (the operator is made again for it),
+   * except with a temporal window (cudanlmeans temporal-window > 1,
+   * whose frames live in the operator): there at the next caps or start.
    */
   g_object_class_install_property (gobject_class, PROP_PIPELINE_DEPTH,
       g_param_spec_uint ("pipeline-depth", "Pipeline depth",
           "Most frames in flight on the GPU (frames leave as soon as they "
-          "are done: the depth adds no latency)", 1, GST_CUDA_VISION_MAX_DEPTH,
+          "are done: the depth adds no latency). A larger depth while "
+          "playing applies once the frames in flight have left (with a "
+          "temporal window: at the next caps)", 1, GST_CUDA_VISION_MAX_DEPTH,
           DEFAULT_PIPELINE_DEPTH, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   /**

@@ -43,9 +43,14 @@ gboolean gst_cv_scheduler_start (GstCvScheduler * sc, const GstCvBackend * be,
 void gst_cv_scheduler_stop (GstCvScheduler * sc);
 gboolean gst_cv_scheduler_is_async (GstCvScheduler * sc);
 
-/* The most frames in flight (pipeline-depth; 1 when synchronous). A
- * change takes effect at the next submission. */
-void gst_cv_scheduler_set_depth (GstCvScheduler * sc, guint depth);
+/* The most frames in flight (pipeline-depth; 1 when synchronous), from
+ * the next submission on (the streaming thread, negotiated): less than the
+ * operator's slots at once; more: the frames in flight leave, the operator
+ * is made again with that many slots (FALSE flow: the drain's, or
+ * GST_FLOW_ERROR with the error posted), except with a lookahead (its
+ * frames live in the operator): then the bound stays at the operator's
+ * slots until the next caps. */
+GstFlowReturn gst_cv_scheduler_apply_depth (GstCvScheduler * sc, guint depth);
 guint gst_cv_scheduler_get_depth (GstCvScheduler * sc);
 
 /* The lookahead (gst_cuda_vision_base_set_lookahead ()): set while
@@ -71,9 +76,15 @@ GstFlowReturn gst_cv_scheduler_generate (GstCvScheduler * sc,
  * to the frames that exist (EOS, SEGMENT, STREAM_START, caps). */
 GstFlowReturn gst_cv_scheduler_drain (GstCvScheduler * sc,
     gboolean finish_lookahead);
-/* Caps change: drain (lookahead included), then free every slot's
- * operator (they belong to the old caps). */
+/* Caps change: drain (lookahead included), then free the operator (it
+ * belongs to the old caps) and the slots' state. */
 void gst_cv_scheduler_reset (GstCvScheduler * sc);
+/* At negotiation, after set_info: the element's one operator, made for
+ * the negotiated info and depth frames in flight (pipeline-depth now; 1
+ * when synchronous). FALSE when it cannot be made: with post, the error
+ * is posted (the caps are to be refused). */
+gboolean gst_cv_scheduler_create_operators (GstCvScheduler * sc,
+    guint depth, gboolean post);
 /* FLUSH_START and PAUSED -> READY: submissions and drains waiting return
  * GST_FLOW_FLUSHING at once; nothing more is pushed. */
 void gst_cv_scheduler_flush_start (GstCvScheduler * sc);

@@ -383,6 +383,302 @@ GST_START_TEST (test_downstream_flow_returns)
 
 GST_END_TEST;
 
+/* A frame that fails in the backend: one error on the bus, posted by the
+ * base (the one place), with what the backend recorded (wait) or made
+ * from the status (submit, nothing recorded), GST_FLOW_ERROR upstream;
+ * the frames before it delivered, none after an output thread's error.
+ * The asynchronous test double fails the frame it is told to
+ * (CUDAVISION_TEST_FAIL_FRAME):
+ * frame 3 fails in the streaming thread (submit) or in the output thread
+ * (wait). */
+static GstMessage *
+pop_error (GstBus * bus, guint * n)
+{
+  GstMessage *m, *first = NULL;
+
+  *n = 0;
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    if (!first)
+      first = m;
+    else
+      gst_message_unref (m);
+    (*n)++;
+  }
+  return first;
+}
+
+GST_START_TEST (test_frame_error_posted_once)
+{
+  const gchar *where[] = { "submit:3", "wait:3" };
+  guint w;
+
+  if (cvtest_backend_is_cuda () || !is_async ()) {
+    GST_INFO ("the failing frames are the asynchronous test double's");
+    return;
+  }
+  for (w = 0; w < G_N_ELEMENTS (where); w++) {
+    gboolean in_wait = where[w][0] == 'w';
+    GstBus *bus = gst_bus_new ();
+    GstHarness *h;
+    GstMessage *m;
+    GError *err = NULL;
+    gchar *debug = NULL;
+    GstFlowReturn ret = GST_FLOW_OK;
+    gint64 until;
+    guint i, n;
+
+    g_setenv ("CUDAVISION_TEST_FAIL_FRAME", where[w], TRUE);
+    h = harness_with_depth (2, GST_VIDEO_FORMAT_GRAY8, 32, 8);
+    gst_element_set_bus (h->element, bus);
+    gst_pad_set_chain_function (h->sinkpad, downstream_chain);
+    g_atomic_int_set (&downstream_buffers, 0);
+    g_atomic_int_set (&downstream_ret, GST_FLOW_OK);
+    for (i = 0; i < 3; i++)
+      fail_unless_equals_int (gst_harness_push (h, step_frame
+              (GST_VIDEO_FORMAT_GRAY8, 32, 8, i + 1)), GST_FLOW_OK);
+    ret = gst_harness_push (h, step_frame (GST_VIDEO_FORMAT_GRAY8, 32, 8, 4));
+    if (in_wait) {
+      /* queued: the output thread meets the failure, upstream hears of
+       * it from the next submissions on */
+      fail_unless_equals_int (ret, GST_FLOW_OK);
+      until = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+      while (ret == GST_FLOW_OK && g_get_monotonic_time () < until) {
+        g_usleep (1000);
+        ret = gst_harness_push (h, step_frame (GST_VIDEO_FORMAT_GRAY8, 32,
+                8, 5));
+      }
+    }
+    fail_unless_equals_int (ret, GST_FLOW_ERROR);
+    /* after an error of the output thread every frame is refused until a
+     * flush; a submission's error is that frame's only (as on the CPU) */
+    fail_unless_equals_int (gst_harness_push (h, step_frame
+            (GST_VIDEO_FORMAT_GRAY8, 32, 8, 6)), in_wait ? GST_FLOW_ERROR :
+        GST_FLOW_OK);
+    wait_downstream (in_wait ? 3 : 4);
+    g_usleep (20000);
+    fail_unless_equals_int (g_atomic_int_get (&downstream_buffers),
+        in_wait ? 3 : 4);
+
+    m = pop_error (bus, &n);
+    fail_unless_equals_int (n, 1);
+    gst_message_parse_error (m, &err, &debug);
+    if (in_wait) {
+      fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+              GST_RESOURCE_ERROR_NO_SPACE_LEFT), "%s", err->message);
+      fail_unless_equals_string (err->message,
+          "Test double: the frame failed in wait");
+      fail_unless (debug && strstr (debug, "CUDAVISION_TEST_FAIL_FRAME="
+              "wait:3"), "debug: %s", GST_STR_NULL (debug));
+    } else {
+      fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+              GST_LIBRARY_ERROR_FAILED), "%s", err->message);
+      fail_unless_equals_string (err->message,
+          "Processing the frame on the CPU failed: out of memory");
+    }
+    g_clear_error (&err);
+    g_free (debug);
+    gst_message_unref (m);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+    g_unsetenv ("CUDAVISION_TEST_FAIL_FRAME");
+  }
+}
+
+GST_END_TEST;
+
+/* The operators are made at negotiation: one that cannot be made refuses
+ * the caps (not-negotiated upstream) with one error, posted once however
+ * often the caps come again; no frame reaches downstream. The test
+ * double's creation fails (CUDAVISION_TEST_FAIL_FRAME=create). */
+GST_START_TEST (test_operator_refused_at_negotiation)
+{
+  GstBus *bus;
+  GstHarness *h;
+  GstMessage *m;
+  GError *err = NULL;
+  guint i, n;
+
+  if (cvtest_backend_is_cuda () || !is_async ()) {
+    GST_INFO ("the failing creation is the asynchronous test double's");
+    return;
+  }
+  g_setenv ("CUDAVISION_TEST_FAIL_FRAME", "create", TRUE);
+  bus = gst_bus_new ();
+  /* the bus before the caps: they are set (and refused) at once */
+  h = cvtest_harness_new ("cudasobel", NULL);
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "pipeline-depth", 2, NULL);
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 32, 8));
+  gst_pad_set_chain_function (h->sinkpad, downstream_chain);
+  g_atomic_int_set (&downstream_buffers, 0);
+  g_atomic_int_set (&downstream_ret, GST_FLOW_OK);
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (h, step_frame
+            (GST_VIDEO_FORMAT_GRAY8, 32, 8, i + 1)), GST_FLOW_NOT_NEGOTIATED);
+  fail_unless_equals_int (g_atomic_int_get (&downstream_buffers), 0);
+  m = pop_error (bus, &n);
+  fail_unless_equals_int (n, 1);
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_INIT), "%s", err->message);
+  fail_unless_equals_string (err->message,
+      "Test double: the operator could not be created");
+  g_clear_error (&err);
+  gst_message_unref (m);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_unsetenv ("CUDAVISION_TEST_FAIL_FRAME");
+}
+
+GST_END_TEST;
+
+/* The operator is made once per negotiated stream, in set_caps, with the
+ * most frames it may have in flight (pipeline-depth), not once per slot
+ * (the test double posts "cudavision-test-operator" for each one made):
+ * one for the first caps, one for new caps, one more when pipeline-depth
+ * grows past its slots while running (after the frames in flight left),
+ * none when it shrinks. */
+static guint
+pop_operators (GstBus * bus, guint * slots)
+{
+  GstMessage *m;
+  guint n = 0;
+
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *st = gst_message_get_structure (m);
+
+    if (gst_structure_has_name (st, "cudavision-test-operator")) {
+      fail_unless (gst_structure_get_uint (st, "slots", slots));
+      n++;
+    }
+    gst_message_unref (m);
+  }
+  return n;
+}
+
+static void
+push_frames (GstHarness * h, guint n, int w, guint * pushed)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    fail_unless_equals_int (gst_harness_push (h, step_frame
+            (GST_VIDEO_FORMAT_GRAY8, w, 8, i + 1)), GST_FLOW_OK);
+  *pushed += n;
+  fail_unless_equals_int (wait_for_outputs (h, *pushed), *pushed);
+}
+
+GST_START_TEST (test_operator_created_once_per_caps)
+{
+  GstBus *bus;
+  GstHarness *h;
+  guint slots = 0, pushed = 0;
+
+  if (cvtest_backend_is_cuda () || !is_async ()) {
+    GST_INFO ("the operators are counted by the asynchronous test double");
+    return;
+  }
+  g_setenv ("CUDAVISION_TEST_COUNT_CREATES", "1", TRUE);
+  bus = gst_bus_new ();
+  h = cvtest_harness_new ("cudasobel", NULL);
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "pipeline-depth", 3, NULL);
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 32, 8));
+  push_frames (h, 8, 32, &pushed);
+  fail_unless_equals_int (pop_operators (bus, &slots), 1);
+  fail_unless_equals_int (slots, 3);
+
+  /* new caps: made again for them */
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 40, 8));
+  push_frames (h, 6, 40, &pushed);
+  fail_unless_equals_int (pop_operators (bus, &slots), 1);
+  fail_unless_equals_int (slots, 3);
+
+  /* fewer frames in flight: the same operator */
+  g_object_set (h->element, "pipeline-depth", 2, NULL);
+  push_frames (h, 5, 40, &pushed);
+  fail_unless_equals_int (pop_operators (bus, &slots), 0);
+  /* more than it was made for: made again, once */
+  g_object_set (h->element, "pipeline-depth", 4, NULL);
+  push_frames (h, 9, 40, &pushed);
+  fail_unless_equals_int (pop_operators (bus, &slots), 1);
+  fail_unless_equals_int (slots, 4);
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), pushed);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_unsetenv ("CUDAVISION_TEST_COUNT_CREATES");
+}
+
+GST_END_TEST;
+
+/* A larger pipeline-depth whose operator cannot be made (the test double
+ * fails the second creation): the element keeps the operator it had (made
+ * again for the old depth), says so in a warning, and every frame still
+ * comes out; no error. */
+GST_START_TEST (test_larger_depth_operator_refused)
+{
+  GstBus *bus;
+  GstHarness *h;
+  GstMessage *m;
+  guint slots = 0, pushed = 0, warnings = 0, made = 0;
+
+  if (cvtest_backend_is_cuda () || !is_async ()) {
+    GST_INFO ("the operators are failed by the asynchronous test double");
+    return;
+  }
+  g_setenv ("CUDAVISION_TEST_COUNT_CREATES", "1", TRUE);
+  g_setenv ("CUDAVISION_TEST_FAIL_FRAME", "create:1", TRUE);
+  bus = gst_bus_new ();
+  h = cvtest_harness_new ("cudasobel", NULL);
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "pipeline-depth", 2, NULL);
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 32, 8));
+  push_frames (h, 6, 32, &pushed);
+  fail_unless_equals_int (pop_operators (bus, &slots), 1);
+  fail_unless_equals_int (slots, 2);
+
+  g_object_set (h->element, "pipeline-depth", 4, NULL);
+  push_frames (h, 9, 32, &pushed);
+  /* the one for 4 refused, the one for 2 made again, a warning for it
+   * (gst_bus_pop_filtered () would drop the other kinds: every message) */
+  while ((m = gst_bus_pop (bus))) {
+    GError *err = NULL;
+
+    fail_unless (GST_MESSAGE_TYPE (m) != GST_MESSAGE_ERROR, "an error posted");
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+      gst_message_parse_warning (m, &err, NULL);
+      if (strstr (err->message, "pipeline-depth 4"))
+        warnings++;
+      g_error_free (err);
+    } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT
+        && gst_structure_has_name (gst_message_get_structure (m),
+            "cudavision-test-operator")) {
+      fail_unless (gst_structure_get_uint (gst_message_get_structure (m),
+              "slots", &slots));
+      fail_unless_equals_int (slots, 2);
+      made++;
+    }
+    gst_message_unref (m);
+  }
+  fail_unless_equals_int (made, 1);
+  fail_unless_equals_int (warnings, 1);
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), pushed);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_unsetenv ("CUDAVISION_TEST_FAIL_FRAME");
+  g_unsetenv ("CUDAVISION_TEST_COUNT_CREATES");
+}
+
+GST_END_TEST;
+
 /* NULL while downstream blocks: a paused (prerolled) sink behind a full
  * queue holds the element's output, its streaming thread waits for a
  * slot; setting the pipeline to NULL must return and release every
@@ -1299,6 +1595,10 @@ base_suite (void)
   tcase_add_test (tc, test_pad_templates);
   tcase_add_test (tc, test_output_memory);
   tcase_add_test (tc, test_stream_priority);
+  tcase_add_test (tc, test_frame_error_posted_once);
+  tcase_add_test (tc, test_operator_refused_at_negotiation);
+  tcase_add_test (tc, test_operator_created_once_per_caps);
+  tcase_add_test (tc, test_larger_depth_operator_refused);
   return s;
 }
 

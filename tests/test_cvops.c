@@ -475,9 +475,9 @@ run_case (Case * c, const Mem * m)
     hout[p] = hplane_new (c->out_w[p], c->out_h[p], c->out_bpp[p], 3);
     hf.out[p] = hout[p];
   }
-  st = c->ref->create (c->info, &a);
+  st = c->ref->create (c->info, 1, &a);
   fail_unless_equals_int (st, CV_OK);
-  st = c->ref->submit (a, &hf, c->params, NULL);
+  st = c->ref->submit (a, 0, &hf, c->params, NULL);
   fail_unless (st == CV_OK, "%s: CPU submit returned %d", c->what, st);
 
   /* the operator under test on copies of the planes */
@@ -490,10 +490,10 @@ run_case (Case * c, const Mem * m)
     dplane_alloc (m, &dout[p], c->out_w[p], c->out_h[p], c->out_bpp[p]);
     df.out[p] = dout[p].p;
   }
-  st = c->test->create (c->info, &b);
+  st = c->test->create (c->info, 1, &b);
   fail_unless (st == CV_OK, "%s: create returned %d", c->what, st);
   ex.stream = q.stream;
-  st = c->test->submit (b, &df, c->params, &ex);
+  st = c->test->submit (b, 0, &df, c->params, &ex);
   fail_unless (st == CV_OK, "%s: submit returned %d", c->what, st);
   queue_sync (m, &q);
 
@@ -505,7 +505,7 @@ run_case (Case * c, const Mem * m)
     check_padding (c, p, got, dout[p].p.stride, "the other");
     g_free (got);
   }
-  compare_results (c, c->ref->results (a), c->test->results (b));
+  compare_results (c, c->ref->results (a, 0), c->test->results (b, 0));
 
   c->ref->destroy (a);
   c->test->destroy (b);
@@ -758,6 +758,10 @@ static const char *chain_names[N_CHAINS] = {
   "8 x custom 9x9 separable", "custom 1x1",
 };
 
+static const int border_modes[] = { CV_BORDER_CONSTANT,
+  CV_BORDER_REPLICATE, CV_BORDER_REFLECT_101
+};
+
 static void
 make_chain (int i, int border, GRand * r, CvConvolveParams * p)
 {
@@ -869,7 +873,7 @@ compare_convolve (const Mem * m, const CvOps * test, gboolean big)
         r = g_rand_new_with_seed (seed);
         memset (&c, 0, sizeof (c));
         memset (&info, 0, sizeof (info));
-        make_chain (i, (s + f + i) % 3, r, &prm);
+        make_chain (i, border_modes[(s + f + i) % 3], r, &prm);
         case_inputs (&c, fmt, w, h, (s + i) % 3, r);
         case_outputs_like_inputs (&c);
         info.width = w;
@@ -1085,8 +1089,8 @@ compare_template_match (const Mem * m, const CvOps * test, gboolean big)
 
           if (f != f0 && s != 2)
             continue;
-          if (sizes[s].big && (tsizes[t][0] != 64 || method == 1
-                  || method == CV_TM_CCORR))
+          if (sizes[s].big && (tsizes[t][0] != 64
+                  || method == CV_TM_SQDIFF_NORMED || method == CV_TM_CCORR))
             continue;
           seed = case_seed ();
           r = g_rand_new_with_seed (seed);
@@ -1103,9 +1107,10 @@ compare_template_match (const Mem * m, const CvOps * test, gboolean big)
           prm.match.method = method;
           prm.match.max_matches = (t + method) % 3 == 0 ? 1 :
               (t + method) % 3 == 1 ? 5 : CV_TEMPLATE_MATCH_MAX_MATCHES;
-          prm.match.threshold = method < 2 ? (method == 0 ? -1.0 : 0.3) :
+          prm.match.threshold = method == CV_TM_SQDIFF ? -1.0 :
+              method == CV_TM_SQDIFF_NORMED ? 0.3 :
               method == CV_TM_CCORR ? -1.0 : method == CV_TM_CCOEFF ?
-              (t % 2 ? 0.0 : -1.0) : (method == 3 ? -1.0 : 0.5);
+              (t % 2 ? 0.0 : -1.0) : method == CV_TM_CCOEFF_NORMED ? -1.0 : 0.5;
           /* the score map comes from the info: this one is not read */
           prm.match.score_map = 8;
           if (tw > 0 && th > 0) {
@@ -1454,10 +1459,10 @@ submit_once (const CvOps * ops, const void *info, const CvFrame * f,
 {
   CvExec ex = { q->stream, 0, NULL };
   void *op = NULL;
-  int st = ops->create (info, &op);
+  int st = ops->create (info, 1, &op);
 
   fail_unless_equals_int (st, CV_OK);
-  st = ops->submit (op, f, params, &ex);
+  st = ops->submit (op, 0, f, params, &ex);
   queue_sync (m, (Queue *) q);
   ops->destroy (op);
   return st;
@@ -1479,22 +1484,34 @@ check_create (const CvOps * ops, int algo)
     setup_init (&s, algo, f, 9, 7, &host);
     info = setup_info (&s);
     op = (void *) 1;
-    fail_unless_equals_int (ops->create (info, &op), CV_OK);
+    fail_unless_equals_int (ops->create (info, 1, &op), CV_OK);
     fail_unless (op != NULL);
     ops->destroy (op);
 
     /* NULL info, NULL op */
     op = (void *) 1;
-    fail_unless_equals_int (ops->create (NULL, &op), CV_ERROR_INVALID_ARGUMENT);
-    fail_unless (op == NULL);
-    fail_unless_equals_int (ops->create (info, NULL),
+    fail_unless_equals_int (ops->create (NULL, 1, &op),
         CV_ERROR_INVALID_ARGUMENT);
+    fail_unless (op == NULL);
+    fail_unless_equals_int (ops->create (info, 1, NULL),
+        CV_ERROR_INVALID_ARGUMENT);
+    /* max_slots: 1 .. CV_OP_MAX_SLOTS */
+    op = (void *) 1;
+    fail_unless_equals_int (ops->create (info, 0, &op),
+        CV_ERROR_INVALID_ARGUMENT);
+    fail_unless (op == NULL);
+    op = (void *) 1;
+    fail_unless_equals_int (ops->create (info, CV_OP_MAX_SLOTS + 1, &op),
+        CV_ERROR_INVALID_ARGUMENT);
+    fail_unless (op == NULL);
+    fail_unless_equals_int (ops->create (info, CV_OP_MAX_SLOTS, &op), CV_OK);
+    ops->destroy (op);
 
 #define BAD(field, value) G_STMT_START { \
       Setup b = s; \
       b.field = value; \
       op = (void *) 1; \
-      fail_unless_equals_int (ops->create (setup_info (&b), &op), \
+      fail_unless_equals_int (ops->create (setup_info (&b), 1, &op), \
           CV_ERROR_INVALID_ARGUMENT); \
       fail_unless (op == NULL, "%s: an operator with " #field " = " #value, \
           ops->name); \
@@ -1520,7 +1537,7 @@ check_create (const CvOps * ops, int algo)
           b.canny.width = 70000;
           b.canny.height = 70000;
           op = (void *) 1;
-          fail_unless_equals_int (ops->create (setup_info (&b), &op),
+          fail_unless_equals_int (ops->create (setup_info (&b), 1, &op),
               CV_ERROR_INVALID_ARGUMENT);
           fail_unless (op == NULL);
         }
@@ -1598,18 +1615,24 @@ check_frames (const CvOps * ops, int algo, const Mem * m)
     fail_unless_equals_int (submit_once (ops, info, &s.frame, params, &q, m),
         CV_OK);
 
-    fail_unless_equals_int (ops->create (info, &op), CV_OK);
-    fail_unless_equals_int (ops->submit (op, NULL, params, &ex),
+    fail_unless_equals_int (ops->create (info, 1, &op), CV_OK);
+    fail_unless_equals_int (ops->submit (op, 0, NULL, params, &ex),
         CV_ERROR_INVALID_ARGUMENT);
-    fail_unless_equals_int (ops->submit (op, &s.frame, NULL, &ex),
+    fail_unless_equals_int (ops->submit (op, 0, &s.frame, NULL, &ex),
         CV_ERROR_INVALID_ARGUMENT);
-    fail_unless_equals_int (ops->submit (NULL, &s.frame, params, &ex),
+    fail_unless_equals_int (ops->submit (NULL, 0, &s.frame, params, &ex),
         CV_ERROR_INVALID_ARGUMENT);
+    /* a slot out of range */
+    fail_unless_equals_int (ops->submit (op, 1, &s.frame, params, &ex),
+        CV_ERROR_INVALID_ARGUMENT);
+    fail_unless_equals_int (ops->submit (op, -1, &s.frame, params, &ex),
+        CV_ERROR_INVALID_ARGUMENT);
+    fail_unless (ops->results (op, 1) == NULL);
 
 #define MISMATCH(field, value) G_STMT_START { \
       CvFrame b = s.frame; \
       b.field = value; \
-      fail_unless_equals_int (ops->submit (op, &b, params, &ex), \
+      fail_unless_equals_int (ops->submit (op, 0, &b, params, &ex), \
           CV_ERROR_INVALID_ARGUMENT); \
     } G_STMT_END
     MISMATCH (in[0].width, s.frame.in[0].width + 1);
@@ -1642,58 +1665,58 @@ check_frames (const CvOps * ops, int algo, const Mem * m)
     if (algo == A_SOBEL) {
       CvSobelParams b = s.sobel_p;
       b.kernel_size = 4;
-      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &b, &ex),
           CV_ERROR_INVALID_ARGUMENT);
       b.kernel_size = 3;
       b.norm = 2;
-      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &b, &ex),
           CV_ERROR_INVALID_ARGUMENT);
     } else if (algo == A_CANNY) {
       CvCannyParams b = s.canny_p;
       b.kernel_size = 9;
-      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &b, &ex),
           CV_ERROR_INVALID_ARGUMENT);
       b = s.canny_p;
       b.low_threshold = -1;
-      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &b, &ex),
           CV_ERROR_INVALID_ARGUMENT);
       b = s.canny_p;
       b.high_threshold = NAN;
-      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &b, &ex),
           CV_ERROR_INVALID_ARGUMENT);
     } else if (algo == A_NLMEANS) {
       CvNlMeansParams b = s.nlmeans_p;
       b.patch_size = 4;
-      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &b, &ex),
           CV_ERROR_INVALID_ARGUMENT);
     } else if (algo == A_CONVOLVE) {
       CvConvolveParams b = s.convolve_p;
       b.n_filters = 0;
-      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &b, &ex),
           CV_ERROR_INVALID_ARGUMENT);
     } else if (algo == A_MEANSHIFT) {
       CvMeanShiftParams b = s.meanshift_p;
       b.roi_width = 14;
-      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &b, &ex),
           CV_ERROR_INVALID_ARGUMENT);
-      fail_unless (ops->results (op) == NULL);
+      fail_unless (ops->results (op, 0) == NULL);
     } else if (algo == A_TM) {
       CvTemplateMatchFrameParams b = s.tm_p;
       CvTemplate big = s.templ;
       big.plane.width = 14;     /* larger than the frame */
       big.plane.stride = 14;
       b.templ = &big;
-      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &b, &ex),
           CV_ERROR_INVALID_ARGUMENT);
       b.templ = &s.templ;
       b.match.max_matches = 0;
-      fail_unless_equals_int (ops->submit (op, &s.frame, &b, &ex),
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &b, &ex),
           CV_ERROR_INVALID_ARGUMENT);
       fail_unless_equals_int (((const CvTemplateMatchResult *)
-              ops->results (op))->count, 0);
+              ops->results (op, 0))->count, 0);
     }
     /* and the operator still works */
-    fail_unless_equals_int (ops->submit (op, &s.frame, params, &ex), CV_OK);
+    fail_unless_equals_int (ops->submit (op, 0, &s.frame, params, &ex), CV_OK);
     queue_sync (m, &q);
     ops->destroy (op);
     for (p = 0; p < s.n_out; p++) {
@@ -1732,15 +1755,15 @@ check_results (const CvOps ** tables, const Mem * m)
     h = hplane_new (40, 30, s.fmt->bpp[0], 0);
     hplane_fill (&h, s.fmt->bpp[0], 2, r);
     dplane_upload (m, &s.in[0], &h, s.fmt->bpp[0]);
-    fail_unless_equals_int (ops->create (setup_info (&s), &op), CV_OK);
+    fail_unless_equals_int (ops->create (setup_info (&s), 1, &op), CV_OK);
     if (a == A_SOBEL || a == A_CONVOLVE || a == A_NLMEANS || a == A_CANNY) {
-      fail_unless (ops->results (op) == NULL);
-      fail_unless_equals_int (ops->submit (op, &s.frame, setup_params (&s),
+      fail_unless (ops->results (op, 0) == NULL);
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, setup_params (&s),
               &ex), CV_OK);
       queue_sync (m, &q);
-      fail_unless (ops->results (op) == NULL);
+      fail_unless (ops->results (op, 0) == NULL);
     } else if (a == A_TM) {
-      const CvTemplateMatchResult *r0 = ops->results (op), *r1;
+      const CvTemplateMatchResult *r0 = ops->results (op, 0), *r1;
       CvTemplateMatchFrameParams none = s.tm_p;
       guint8 *map;
       size_t i;
@@ -1752,18 +1775,40 @@ check_results (const CvOps ** tables, const Mem * m)
         s.tpix[p] = h.data[(size_t) (5 + p / 4) * h.stride + 9 + p % 4];
       fail_unless_equals_int (cv_template_stats (&s.templ), CV_OK);
       s.tm_p.match.method = CV_TM_SQDIFF;
-      fail_unless_equals_int (ops->submit (op, &s.frame, &s.tm_p, &ex), CV_OK);
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &s.tm_p, &ex),
+          CV_OK);
       queue_sync (m, &q);
-      r1 = ops->results (op);
+      r1 = ops->results (op, 0);
       fail_unless (r1 == r0);
       fail_unless (r1->count >= 1);
       fail_unless (r1->match[0].score == 0.0);
       /* no template: no matches, the score map all 0 */
       none.templ = NULL;
-      fail_unless_equals_int (ops->submit (op, &s.frame, &none, &ex), CV_OK);
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &none, &ex), CV_OK);
       queue_sync (m, &q);
-      fail_unless (ops->results (op) == r0);
+      fail_unless (ops->results (op, 0) == r0);
       fail_unless_equals_int (r0->count, 0);
+      /* two slots: results of their own, each the last submit's into
+       * that slot */
+      {
+        void *op2 = NULL;
+        const CvTemplateMatchResult *a0, *a1;
+
+        fail_unless_equals_int (ops->create (setup_info (&s), 2, &op2), CV_OK);
+        fail_unless_equals_int (ops->submit (op2, 0, &s.frame, &s.tm_p, &ex),
+            CV_OK);
+        fail_unless_equals_int (ops->submit (op2, 1, &s.frame, &none, &ex),
+            CV_OK);
+        queue_sync (m, &q);
+        a0 = ops->results (op2, 0);
+        a1 = ops->results (op2, 1);
+        fail_unless (a0 != NULL && a1 != NULL && a0 != a1);
+        fail_unless (a0->count >= 1);
+        fail_unless (a0->match[0].score == 0.0);
+        fail_unless_equals_int (a1->count, 0);
+        fail_unless (ops->results (op2, 2) == NULL);
+        ops->destroy (op2);
+      }
       map = dplane_download (m, &s.out[0]);
       for (i = 0; i < (size_t) s.out[0].p.height; i++)
         for (p = 0; p < 40; p++)
@@ -1777,11 +1822,11 @@ check_results (const CvOps ** tables, const Mem * m)
       guint32 n = 0;
       size_t i, total = 40 * 30;
 
-      fail_unless (ops->results (op) == NULL);
-      fail_unless_equals_int (ops->submit (op, &s.frame, &s.meanshift_p,
+      fail_unless (ops->results (op, 0) == NULL);
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &s.meanshift_p,
               &ex), CV_OK);
       queue_sync (m, &q);
-      seg = ops->results (op);
+      seg = ops->results (op, 0);
       fail_unless (seg != NULL && seg->labels != NULL);
       fail_unless (seg->n_segments >= 1);
       /* labels: the raster index of the segment's first pixel */
@@ -1795,10 +1840,10 @@ check_results (const CvOps ** tables, const Mem * m)
       g_free (labels);
       /* filter mode: no results */
       s.meanshift_p.mode = CV_MEANSHIFT_FILTER;
-      fail_unless_equals_int (ops->submit (op, &s.frame, &s.meanshift_p,
+      fail_unless_equals_int (ops->submit (op, 0, &s.frame, &s.meanshift_p,
               &ex), CV_OK);
       queue_sync (m, &q);
-      fail_unless (ops->results (op) == NULL);
+      fail_unless (ops->results (op, 0) == NULL);
     }
     ops->destroy (op);
     hplane_free (&h);
@@ -1821,6 +1866,42 @@ static const CvOps *cuda_tables[] = {
   &cv_template_match_cuda_ops, &cv_meanshift_cuda_ops, &cv_canny_cuda_ops,
 };
 #endif
+
+/* The one status type: CV_ERROR_CUDA keeps the CUDA error beside it, in
+ * the thread that met it only; the strings. */
+static gpointer
+other_thread_cuda_error (gpointer data)
+{
+  return GINT_TO_POINTER (cv_status_cuda_error ());
+}
+
+GST_START_TEST (test_status)
+{
+  GThread *t;
+
+  fail_unless_equals_int (cv_status_set_cuda_error (0), CV_OK);
+  fail_unless_equals_int (cv_status_set_cuda_error (2), CV_ERROR_CUDA);
+  fail_unless_equals_int (cv_status_cuda_error (), 2);
+  /* a success keeps the last error */
+  fail_unless_equals_int (cv_status_set_cuda_error (0), CV_OK);
+  fail_unless_equals_int (cv_status_cuda_error (), 2);
+  t = g_thread_new ("status", other_thread_cuda_error, NULL);
+  fail_unless_equals_int (GPOINTER_TO_INT (g_thread_join (t)), 0);
+  fail_unless_equals_int (cv_status_set_cuda_error (700), CV_ERROR_CUDA);
+  fail_unless_equals_int (cv_status_cuda_error (), 700);
+  fail_unless_equals_string (cv_status_string (CV_OK), "success");
+  fail_unless_equals_string (cv_status_string (CV_ERROR_INVALID_ARGUMENT),
+      "invalid argument");
+  fail_unless_equals_string (cv_status_string (CV_ERROR_NO_MEMORY),
+      "out of memory");
+  fail_unless_equals_string (cv_status_string (CV_ERROR_CANCELLED),
+      "cancelled");
+  fail_unless_equals_string (cv_status_string (CV_ERROR_CUDA), "CUDA error");
+  fail_unless_equals_string (cv_status_string ((CvStatus) 42),
+      "unknown status");
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_tables)
 {
@@ -1910,8 +1991,8 @@ GST_START_TEST (test_planes)
       f.out[0] = oy;
       f.out[1] = ou;
       f.out[2] = ov;
-      fail_unless_equals_int (cv_sobel_cpu_ops.create (&info, &op), CV_OK);
-      fail_unless_equals_int (cv_sobel_cpu_ops.submit (op, &f, &prm, NULL),
+      fail_unless_equals_int (cv_sobel_cpu_ops.create (&info, 1, &op), CV_OK);
+      fail_unless_equals_int (cv_sobel_cpu_ops.submit (op, 0, &f, &prm, NULL),
           CV_OK);
       cv_sobel_cpu_ops.destroy (op);
       for (row = 0; row < ch; row++)
@@ -1922,8 +2003,8 @@ GST_START_TEST (test_planes)
       info.n_out_planes = 2;
       info.out_pixel_stride[1] = 2;
       f.out[1] = uv;
-      fail_unless_equals_int (cv_sobel_cpu_ops.create (&info, &op), CV_OK);
-      fail_unless_equals_int (cv_sobel_cpu_ops.submit (op, &f, &prm, NULL),
+      fail_unless_equals_int (cv_sobel_cpu_ops.create (&info, 1, &op), CV_OK);
+      fail_unless_equals_int (cv_sobel_cpu_ops.submit (op, 0, &f, &prm, NULL),
           CV_OK);
       cv_sobel_cpu_ops.destroy (op);
       for (row = 0; row < ch; row++)
@@ -1948,8 +2029,8 @@ GST_START_TEST (test_planes)
       f.out[0] = oy;
       f.out[1] = ou;
       f.out[2] = ov;
-      fail_unless_equals_int (cv_nlmeans_cpu_ops.create (&info, &op), CV_OK);
-      fail_unless_equals_int (cv_nlmeans_cpu_ops.submit (op, &f, &prm, NULL),
+      fail_unless_equals_int (cv_nlmeans_cpu_ops.create (&info, 1, &op), CV_OK);
+      fail_unless_equals_int (cv_nlmeans_cpu_ops.submit (op, 0, &f, &prm, NULL),
           CV_OK);
       cv_nlmeans_cpu_ops.destroy (op);
       for (row = 0; row < ch; row++)
@@ -1978,15 +2059,17 @@ GST_START_TEST (test_planes)
       prm.border_mode = CV_BORDER_REPLICATE;
       prm.ksize = 1;
       fail_unless_equals_int (cv_convolve_params_prepare (&prm), CV_OK);
-      fail_unless_equals_int (cv_convolve_cpu_ops.create (&info, &op), CV_OK);
-      fail_unless_equals_int (cv_convolve_cpu_ops.submit (op, &f, &prm,
+      fail_unless_equals_int (cv_convolve_cpu_ops.create (&info, 1, &op),
+          CV_OK);
+      fail_unless_equals_int (cv_convolve_cpu_ops.submit (op, 0, &f, &prm,
               NULL), CV_OK);
       cv_convolve_cpu_ops.destroy (op);
       memset (&g, 0, sizeof (g));
       g.in[0] = v;
       g.out[0] = alone;
-      fail_unless_equals_int (cv_convolve_cpu_ops.create (&gray, &op), CV_OK);
-      fail_unless_equals_int (cv_convolve_cpu_ops.submit (op, &g, &prm,
+      fail_unless_equals_int (cv_convolve_cpu_ops.create (&gray, 1, &op),
+          CV_OK);
+      fail_unless_equals_int (cv_convolve_cpu_ops.submit (op, 0, &g, &prm,
               NULL), CV_OK);
       cv_convolve_cpu_ops.destroy (op);
       for (row = 0; row < ch; row++)
@@ -2020,11 +2103,11 @@ run_with_exec (int algo, Setup * s, const CvExec * ex, int *status)
 
   for (p = 0; p < s->n_out; p++)
     memset (s->out[p].base, POISON, s->out[p].size);
-  fail_unless_equals_int (ops->create (setup_info (s), &op), CV_OK);
-  *status = ops->submit (op, &s->frame, setup_params (s), ex);
+  fail_unless_equals_int (ops->create (setup_info (s), 1, &op), CV_OK);
+  *status = ops->submit (op, 0, &s->frame, setup_params (s), ex);
   for (p = 0; p < s->n_out; p++)
     g_byte_array_append (out, s->out[p].base, s->out[p].size);
-  res = ops->results (op);
+  res = ops->results (op, 0);
   if (res && algo == A_TM) {
     const CvTemplateMatchResult *r = res;
     g_byte_array_append (out, res, sizeof (int32_t) * 2 +
@@ -2111,15 +2194,15 @@ GST_START_TEST (test_cancel)
     void *op;
 
     setup_init (&s, a, algo_fmts[a][0], 200, 120, &host);
-    fail_unless_equals_int (ops->create (setup_info (&s), &op), CV_OK);
-    fail_unless_equals_int (ops->submit (op, &s.frame, setup_params (&s),
+    fail_unless_equals_int (ops->create (setup_info (&s), 1, &op), CV_OK);
+    fail_unless_equals_int (ops->submit (op, 0, &s.frame, setup_params (&s),
             &ex), CV_ERROR_CANCELLED);
     if (a == A_MEANSHIFT)
-      fail_unless (ops->results (op) == NULL);
+      fail_unless (ops->results (op, 0) == NULL);
     if (a == A_TM)
       fail_unless_equals_int (((const CvTemplateMatchResult *)
-              ops->results (op))->count, 0);
-    fail_unless_equals_int (ops->submit (op, &s.frame, setup_params (&s),
+              ops->results (op, 0))->count, 0);
+    fail_unless_equals_int (ops->submit (op, 0, &s.frame, setup_params (&s),
             &ok), CV_OK);
     ops->destroy (op);
     setup_clear (&s, &host);
@@ -2357,9 +2440,11 @@ GST_START_TEST (test_cuda_sobel_kernels)
 
 GST_END_TEST;
 
-/* Frames in flight: one operator per frame, each on its own stream, all
- * submitted before any is waited for (as the elements' pipeline depth
- * runs them); each frame's outputs and results are those of the CPU. */
+/* Frames in flight: one operator with N slots (as the elements make it for
+ * pipeline-depth N), frame i in slot i on its own stream, all submitted
+ * before any is waited for (as the elements' pipeline depth runs them):
+ * the slots' workspaces are their own, so each frame's outputs and
+ * results are those of the CPU. */
 GST_START_TEST (test_cuda_in_flight)
 {
   enum
@@ -2371,15 +2456,16 @@ GST_START_TEST (test_cuda_in_flight)
   for (a = 0; a < G_N_ELEMENTS (algos); a++) {
     Setup hs[N], ds[N];
     Queue q[N];
-    void *hop[N], *dop[N];
+    void *hop[N], *dop = NULL;
     int i, p;
 
     for (i = 0; i < N; i++) {
       GRand *r = g_rand_new_with_seed (case_seed ());
       CvExec ex;
 
-      setup_init (&hs[i], a, algo_fmts[a][i], 320 + 16 * i, 200 - 8 * i, &host);
-      setup_init (&ds[i], a, algo_fmts[a][i], 320 + 16 * i, 200 - 8 * i, &dev);
+      /* one stream's frames: one format and size, their own pixels */
+      setup_init (&hs[i], a, algo_fmts[a][a % N], 336, 192, &host);
+      setup_init (&ds[i], a, algo_fmts[a][a % N], 336, 192, &dev);
       for (p = 0; p < hs[i].n_in; p++) {
         CvPlane h = hplane_new (hs[i].in[p].p.width, hs[i].in[p].p.height,
             hs[i].fmt->bpp[p], 0);
@@ -2389,16 +2475,17 @@ GST_START_TEST (test_cuda_in_flight)
         hplane_free (&h);
       }
       queue_init (&dev, &q[i]);
-      fail_unless_equals_int (algos[a].cpu->create (setup_info (&hs[i]),
+      fail_unless_equals_int (algos[a].cpu->create (setup_info (&hs[i]), 1,
               &hop[i]), CV_OK);
-      fail_unless_equals_int (algos[a].cpu->submit (hop[i], &hs[i].frame,
+      fail_unless_equals_int (algos[a].cpu->submit (hop[i], 0, &hs[i].frame,
               setup_params (&hs[i]), NULL), CV_OK);
-      fail_unless_equals_int (algos[a].cuda->create (setup_info (&ds[i]),
-              &dop[i]), CV_OK);
+      if (i == 0)
+        fail_unless_equals_int (algos[a].cuda->create (setup_info (&ds[0]), N,
+                &dop), CV_OK);
       ex.stream = q[i].stream;
       ex.n_threads = 0;
       ex.cancel = NULL;
-      fail_unless_equals_int (algos[a].cuda->submit (dop[i], &ds[i].frame,
+      fail_unless_equals_int (algos[a].cuda->submit (dop, i, &ds[i].frame,
               setup_params (&ds[i]), &ex), CV_OK);
       g_rand_free (r);
     }
@@ -2425,11 +2512,14 @@ GST_START_TEST (test_cuda_in_flight)
             ds[i].out[p].p.stride);
         g_free (got);
       }
-      compare_results (&c, algos[a].cpu->results (hop[i]),
-          algos[a].cuda->results (dop[i]));
+      compare_results (&c, algos[a].cpu->results (hop[i], 0),
+          algos[a].cuda->results (dop, i));
       g_free (c.what);
       algos[a].cpu->destroy (hop[i]);
-      algos[a].cuda->destroy (dop[i]);
+    }
+    /* every slot's stream is idle */
+    algos[a].cuda->destroy (dop);
+    for (i = 0; i < N; i++) {
       queue_free (&dev, &q[i]);
       setup_clear (&hs[i], &host);
       setup_clear (&ds[i], &dev);
@@ -2450,6 +2540,7 @@ cvops_suite (gboolean cuda)
   tcase_set_timeout (tc, 900);
   if (!cuda) {
     tcase_add_test (tc, test_tables);
+    tcase_add_test (tc, test_status);
     tcase_add_test (tc, test_create_checks);
     tcase_add_test (tc, test_frame_checks);
     tcase_add_test (tc, test_results);
@@ -2467,6 +2558,7 @@ cvops_suite (gboolean cuda)
 #ifdef HAVE_CUDA
   if (cuda) {
     tcase_add_test (tc, test_tables);
+    tcase_add_test (tc, test_status);
     tcase_add_test (tc, test_cuda_checks);
     tcase_add_test (tc, test_cuda_sobel);
     tcase_add_test (tc, test_cuda_sobel_kernels);

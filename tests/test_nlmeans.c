@@ -964,6 +964,79 @@ GST_START_TEST (test_temporal_latency)
 
 GST_END_TEST;
 
+/* The temporal ring lives in the element's one operator, shared by its
+ * slots: a temporal stream gives the same frames at every pipeline-depth
+ * (frames of a window stored by other slots), and when pipeline-depth
+ * grows while running (the operator keeps its slots and its ring until
+ * the next caps: the window is not restarted) */
+static void
+check_same_frames (GstBuffer ** a, GstBuffer ** b, guint n, const gchar * what)
+{
+  guint k;
+
+  for (k = 0; k < n; k++) {
+    GstMapInfo ma, mb;
+
+    gst_buffer_map (a[k], &ma, GST_MAP_READ);
+    gst_buffer_map (b[k], &mb, GST_MAP_READ);
+    fail_unless (ma.size == mb.size && memcmp (ma.data, mb.data, ma.size) == 0,
+        "%s: frame %u differs", what, k);
+    gst_buffer_unmap (a[k], &ma);
+    gst_buffer_unmap (b[k], &mb);
+  }
+}
+
+GST_START_TEST (test_temporal_depths)
+{
+  const guint n = 9;
+  Params p = { 30, 5, 9, 0, 0 };
+  GstVideoInfo info;
+  GstBuffer **in, **ref, **out;
+  GstHarness *h;
+  guint depth, i;
+
+  /* no row padding (compared byte by byte) */
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 24, 14);
+  in = similar_frames (&info, n, 77);
+  ref = run_stream (NULL, &info, in, n, &p, 5, 20, 1);
+  for (depth = 2; depth <= 4; depth++) {
+    gchar *what = g_strdup_printf ("pipeline-depth %u", depth);
+
+    out = run_stream (NULL, &info, in, n, &p, 5, 20, depth);
+    check_same_frames (ref, out, n, what);
+    free_frames (out, n);
+    g_free (what);
+  }
+
+  /* pipeline-depth 1 -> 3 after 4 frames */
+  h = cvtest_harness_new ("cudanlmeans", NULL);
+  g_object_set (h->element, "h", p.h, "patch-size", p.patch,
+      "search-window", p.search, "patch-sigma", p.patch_sigma, "sigma",
+      p.sigma, "h-color", 20.0, "temporal-window", 5, "pipeline-depth", 1,
+      NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "rgb-mode", "joint-rgb");
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  out = g_new0 (GstBuffer *, n);
+  for (i = 0; i < n; i++) {
+    if (i == 4)
+      g_object_set (h->element, "pipeline-depth", 3, NULL);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; i < n; i++) {
+    out[i] = gst_harness_try_pull (h);
+    fail_unless (out[i] != NULL, "%u of %u frames out", i, n);
+  }
+  check_same_frames (ref, out, n, "pipeline-depth 1 -> 3");
+  gst_harness_teardown (h);
+  free_frames (out, n);
+  free_frames (ref, n);
+  free_frames (in, n);
+}
+
+GST_END_TEST;
+
 /* FLUSH_STOP discards the frames held for the window and restarts it:
  * the first frame after the flush is denoised on its own window; a caps
  * change drains the frames of the old caps first (frames in = frames
@@ -1725,6 +1798,7 @@ nlmeans_suite (void)
   tcase_add_test (tc, test_temporal_properties);
   tcase_add_test (tc, test_temporal_latency);
   tcase_add_test (tc, test_temporal_flush_and_caps);
+  tcase_add_test (tc, test_temporal_depths);
   tcase_add_test (tc, test_ycrcb_reference);
   tcase_add_test (tc, test_ycrcb_temporal_reference);
   tcase_add_test (tc, test_ycrcb_round_trip_and_joint);

@@ -178,7 +178,7 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     info.height = height;
     info.n_out_planes = 1;
     ops = &cv_canny_cuda_ops;
-    if (ops->create (&info, &op) != CV_OK) {
+    if (ops->create (&info, 1, &op) != CV_OK) {
       snprintf (err, err_size, "canny operator: create failed");
       return 1;
     }
@@ -186,7 +186,7 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     frame.out[0] = out.p;
     launch = [&](cudaStream_t st) {
       ex.stream = st;
-      return ops->submit (op, &frame, &kp, &ex);
+      return ops->submit (op, 0, &frame, &kp, &ex);
     };
   } else if (!strcmp (name, "sobel-r4") || !strcmp (name, "sobel-r8")) {
     /* the shuffle kernel with 4 or 8 rows a thread (cv_sobel_cuda_variant);
@@ -214,7 +214,7 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     info.height = height;
     info.n_out_planes = 1;
     ops = &cv_sobel_cuda_ops;
-    if (ops->create (&info, &op) != CV_OK) {
+    if (ops->create (&info, 1, &op) != CV_OK) {
       snprintf (err, err_size, "sobel operator: bad info");
       return 1;
     }
@@ -222,7 +222,7 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     frame.out[0] = out.p;
     launch = [&](cudaStream_t st) {
       ex.stream = st;
-      return ops->submit (op, &frame, &sp, &ex);
+      return ops->submit (op, 0, &frame, &sp, &ex);
     };
   } else if (!strcmp (name, "templatematch64")
       || !strcmp (name, "templatematch200")) {
@@ -260,14 +260,14 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     info.score_map = 0;
     /* the result in the operator's pinned memory */
     ops = &cv_template_match_cuda_ops;
-    if (ops->create (&info, &op) != CV_OK) {
+    if (ops->create (&info, 1, &op) != CV_OK) {
       snprintf (err, err_size, "template matching operator: create failed");
       return 1;
     }
     frame.in[0] = in.p;
     launch = [&](cudaStream_t st) {
       ex.stream = st;
-      return ops->submit (op, &frame, &tp, &ex);
+      return ops->submit (op, 0, &frame, &tp, &ex);
     };
   } else if (!strncmp (name, "convolve-", 9)) {
     /* as cudaconvolve prepares them: named chains or one random
@@ -316,7 +316,7 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     info.channels[0] = cchannels;
     /* the scratch of long chains in the operator */
     ops = &cv_convolve_cuda_ops;
-    if (ops->create (&info, &op) != CV_OK) {
+    if (ops->create (&info, 1, &op) != CV_OK) {
       snprintf (err, err_size, "convolve operator: bad info");
       return 1;
     }
@@ -324,7 +324,7 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     frame.out[0] = out.p;
     launch = [&](cudaStream_t st) {
       ex.stream = st;
-      return ops->submit (op, &frame, &cp, &ex);
+      return ops->submit (op, 0, &frame, &cp, &ex);
     };
   } else {
     snprintf (err, err_size, "unknown kernel %s", name);

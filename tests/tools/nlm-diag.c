@@ -83,7 +83,7 @@ run_case (const Case * c)
   CvLumaLayout l = { 1, -1, -1, -1 };
   uint8_t *in = malloc (hstride * h), *cpu = calloc (hstride * h, 1);
   uint8_t *gpu = calloc (hstride * h, 1), *d_in, *d_out;
-  void *scratch = NULL;
+  CvCudaScratch scratch = { NULL, 0 };
   size_t dpitch, opitch, ssize, ndiff = 0, nbad = 0, n, i;
   int x, y, k, maxd = 0, fx = -1, fy = -1, fk = -1, st, run;
   float ms = 0;
@@ -108,8 +108,10 @@ run_case (const Case * c)
   CK (cudaMemcpy2D (d_in, dpitch, in, hstride, row, h, cudaMemcpyHostToDevice));
   ssize = cv_nlmeans_cuda_scratch_size (w, h, l, &c->p);
   if (ssize) {
-    CK (cudaMalloc (&scratch, ssize));
-    CK (cudaMemset (scratch, 0x7f, ssize));     /* NaN-ish garbage */
+    /* reserved now (cv_nlmeans_cuda finds it large enough) to fill it */
+    if (cv_cuda_scratch_reserve (&scratch, ssize) != CV_OK)
+      return -1;
+    CK (cudaMemset (scratch.ptr, 0x7f, ssize)); /* NaN-ish garbage */
   }
   CK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   CK (cudaEventCreate (&e0));
@@ -119,7 +121,7 @@ run_case (const Case * c)
     CK (cudaMemset2D (d_out, opitch, 0xA5, row, h));
     CK (cudaDeviceSynchronize ());
     CK (cudaEventRecord (e0, stream));
-    st = cv_nlmeans_cuda (&s, l, &d, &c->p, scratch, ssize, stream);
+    st = cv_nlmeans_cuda (&s, l, &d, &c->p, &scratch, stream);
     CK (cudaEventRecord (e1, stream));
     CK (cudaStreamSynchronize (stream));
     CK (cudaGetLastError ());
@@ -170,7 +172,7 @@ run_case (const Case * c)
   cudaStreamDestroy (stream);
   cudaFree (d_in);
   cudaFree (d_out);
-  cudaFree (scratch);
+  cv_cuda_scratch_free (&scratch);
   free (in);
   free (cpu);
   free (gpu);

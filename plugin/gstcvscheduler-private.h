@@ -1,0 +1,110 @@
+/* gst-cuda-vision: the scheduler's state and the functions its units
+ * share (internal to gstcvscheduler.c, gstcvschedstats.c,
+ * gstcvlookahead.c and gstcvslot.c; every other unit goes through
+ * gstcvscheduler.h).
+ *
+ * Locking: sc->lock guards the slots' busy flags, the queue of frames in
+ * flight, the flags, the flow return, the statistics and the latency
+ * figures; a slot's contents belong to the thread that holds it (the
+ * streaming thread from acquire to the queue, the completing thread after
+ * it). The lookahead's state is the streaming thread's.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_CV_SCHEDULER_PRIVATE_H__
+#define __GST_CV_SCHEDULER_PRIVATE_H__
+
+#include "gstcudavisionbase-private.h"
+
+G_BEGIN_DECLS
+
+/* frames after start (or a caps change) not counted in the processing
+ * latency: the first frames load modules and allocate */
+#define WARM_UP_FRAMES 4
+
+struct _GstCvScheduler
+{
+  GstCudaVisionBase *self;      /* the element (not a reference) */
+  const GstCvBackend *be;       /* NULL: not started */
+  gboolean async;
+
+  GMutex lock;
+  GCond cond;                   /* a slot freed, a frame queued, a flag */
+  guint depth;                  /* the bound: <= op_slots once made */
+  guint want_depth;             /* pipeline-depth as last applied */
+  guint op_slots;               /* the operator's slots, 0: none */
+  GstCvSlot slots[GST_CUDA_VISION_MAX_DEPTH];
+  GQueue queue;                 /* GstCvSlot *: submitted, oldest first */
+  GstCvSlot *current;           /* the frame the output thread completes */
+  guint in_flight;              /* busy slots */
+  gboolean flushing, stopping;
+  GstFlowReturn flow;           /* the output thread's first result other
+                                 * than OK, not yet returned upstream */
+  GThread *thread;
+  GstClockTime position;        /* end of the last buffer pushed */
+
+  /* the lookahead: the streaming thread's */
+  guint lookahead;
+  GQueue history;               /* GstBuffer *: inputs whose output is owed */
+  gint64 next_store;            /* index of the next input */
+  gint64 next_centre;           /* index of history's head */
+
+  /* processing latency (lock) */
+  guint completed;              /* frames completed since start or caps */
+  GstClockTime proc_max;        /* the longest time in the element */
+  GstClockTime proc_reported;   /* what the LATENCY query adds for it */
+
+  /* statistics (lock) */
+  gint64 stats_start, stats_last;
+  GstClockTime stats_pts, stats_duration;
+  guint stats_frames;
+  gdouble stats_upload, stats_kernel, stats_download, stats_latency;
+  gdouble stats_submit, stats_wait, stats_finish;       /* host, us */
+  gdouble last_finish_us;       /* the previous frame's completion after
+                                 * its wait (counted with the next one) */
+};
+
+static inline const gchar *
+backend_where (GstCvScheduler * sc)
+{
+  return sc->be->kind == GST_CUDA_VISION_BACKEND_CPU ? "CPU" : "GPU";
+}
+
+/* gstcvschedop.c: the operator (priv->op), then every slot's backend
+ * state and parameter snapshot (nothing in flight) */
+void gst_cv_sched_free_slots (GstCvScheduler * sc);
+
+/* gstcvslot.c: a slot's frame, mapped and checked against the caps (an
+ * element error otherwise), as the subclass sees it, released (buffers,
+ * mappings, parameter snapshot; not the busy flag) */
+GstFlowReturn gst_cv_slot_map (GstCudaVisionBase * self, GstCvSlot * s);
+void gst_cv_slot_view (GstCudaVisionBase * self, GstCvSlot * s,
+    GstCudaVisionFrame * f);
+void gst_cv_slot_clear_params (GstCudaVisionBase * self, GstCvSlot * s);
+void gst_cv_slot_clear (GstCudaVisionBase * self, GstCvSlot * s);
+
+/* gstcvscheduler.c: submit inbuf (taken) as frame `store` producing the
+ * output of frame `centre` (metabuf, taken: the buffer the output buffer
+ * is made from; NULL: inbuf, and no output when centre < 0 with a
+ * lookahead) */
+GstFlowReturn gst_cv_sched_submit_frame (GstCvScheduler * sc,
+    GstBuffer * inbuf, GstBuffer * metabuf, gint64 store, gint64 centre,
+    guint radius, gboolean discont);
+
+/* gstcvschedstats.c: a completed frame's timings (s NULL: the end of the
+ * stream), and an output about to leave (position, processing latency) */
+void gst_cv_sched_add_stats (GstCvScheduler * sc, GstCvSlot * s,
+    const gdouble ms[3], gdouble latency, gdouble wait_us);
+void gst_cv_sched_outgoing (GstCvScheduler * sc, GstCvSlot * s,
+    GstBuffer * buf);
+
+/* gstcvlookahead.c: an input through the lookahead (the streaming
+ * thread); the frames still owed submitted without input (a drain with
+ * finish_lookahead); what is owed discarded */
+GstFlowReturn gst_cv_sched_lookahead_submit (GstCvScheduler * sc,
+    GstBuffer * inbuf, gboolean discont);
+GstFlowReturn gst_cv_sched_lookahead_finish (GstCvScheduler * sc);
+void gst_cv_sched_lookahead_reset (GstCvScheduler * sc);
+
+G_END_DECLS
+#endif
