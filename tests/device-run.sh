@@ -37,7 +37,14 @@
 #   tests/device-run.sh BUILD_DIR multigpu  (issue #19: the two-GPU tests,
 #                                            then 32 streams on GPU 0 and on
 #                                            GPUs 0,1, --repeat 5)
-# hostpath, streams, priority and multigpu write MODE.log, MODE.json (one JSON object
+#   tests/device-run.sh BUILD_DIR fairness  (issue #24: 32 and 64 streams,
+#                                            gated, --cold-start and
+#                                            --stagger: the share in steady
+#                                            state and each stream's
+#                                            start-up beside busy ones;
+#                                            each stream's rate in the
+#                                            common window)
+# hostpath, streams, priority, multigpu and fairness write MODE.log, MODE.json (one JSON object
 # per case, for tests/bench/plots.py) and MODE-table.txt under $OUT;
 # REPEAT=N changes the 5.
 # Logs go to $OUT when set (the device tool's output folder), else ./out.
@@ -398,6 +405,23 @@ for line in open(sys.argv[1]):
           c["priority_level"], "%.3f/%.3f" % (m("lat0_p50_ms"), m("lat0_p99_ms")),
           "%.3f/%.3f" % (m("lat_others_p50_ms"), m("lat_others_p99_ms")),
           m("fps")))
+PY
+fi
+if [ "$what" = fairness ]; then
+  run_matrix fairness tests/bench/matrix-fairness.txt
+  # per case: the start-up and the streams' rates in the common window
+  python3 - "$out/fairness.json" <<'PY' | tee "$out/fairness-streams.txt"
+import json, sys
+for line in open(sys.argv[1]):
+    j = json.loads(line)
+    r = sorted(v for v in j.get("stream_common_fps", []) if v >= 0)
+    ends = " ".join("%.0f" % v for v in r[:3]) + " ... " + \
+        " ".join("%.0f" % v for v in r[-3:]) if r else "-"
+    print("%-18s %3d streams  fairness %.3f  start-up %.1f / %.1f ms  "
+          "gate %.1f ms  common %.3f s  slowest..fastest %s" % (
+              j.get("label", ""), j["streams"], j["fairness"]["median"],
+              j["start_median_ms"]["median"], j["start_max_ms"]["median"],
+              j["gate_ms"]["median"], j["common_window_s"]["median"], ends))
 PY
 fi
 if [ "$what" = multigpu ]; then

@@ -18,7 +18,13 @@
  * adds up streams that did not run at the same time), per device
  * likewise; each stream's own rate (min / median / max over the streams);
  * and fairness: the slowest and the fastest stream's rate over the common
- * window in which every stream still ran, and slowest / fastest. Then the
+ * window in which every stream ran (from the last one's first counted
+ * output to the first one's last), and slowest / fastest, beside each
+ * stream's start-up (its first push to its first output). Several streams
+ * start behind a gate: each pushes its warm-up frames and waits until
+ * every stream has its first output; the measured phase (--seconds)
+ * begins for all at once (--cold-start: no gate, a stream's start-up then
+ * overlaps the others' measured frames). Then the
  * element's mean and p99 latency (sink pad in -> src pad out, wall clock;
  * with several streams also p50 and p99 of stream 0 and of the others
  * together, and of each stream: --priority N raises stream 0's
@@ -82,6 +88,8 @@ typedef struct
   gdouble seconds;
   gdouble live;                 /* --live FPS, 0: as fast as possible */
   gboolean no_floor, no_stats, check;
+  gboolean cold_start;          /* no start gate (see Gate) */
+  gint stagger_ms;              /* stream i starts i * this late, no gate */
   gint devices[MAX_DEV];
   guint n_devices;
   gboolean set_device;
@@ -99,10 +107,30 @@ typedef struct
                                  * it posts it, -1: none posted */
 } Stats;
 
+/* The start gate of a run: every stream pushes its warm-up frames and
+ * waits until its first output is out (negotiation, allocation, the first
+ * frame: its start-up) and every other stream's is; then all go on
+ * together, from t_go. Without it (--cold-start, --live) a stream's
+ * start-up overlaps the frames the others already push, and the common
+ * window measures who started first as much as who is served. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;                   /* a first output, the gate opened */
+  guint n, arrived;
+  gboolean open;
+  gint64 t_go;                  /* monotonic us, when it opened */
+  gdouble cpu_go;               /* process CPU seconds then */
+} Gate;
+
 /* one pipeline */
 typedef struct
 {
   const Opts *o;
+  Gate *gate;                   /* NULL: none */
+  guint warm;                   /* with a gate: the frames pushed before it */
+  gboolean passed;              /* through the gate (or without one) */
+  gint64 t_push0;               /* monotonic us: the first push began */
   guint idx;
   gint device;
   GstElement *pipe, *src, *el, *sink;
@@ -143,10 +171,16 @@ typedef struct
                                  * stream's after its first counted one */
   gdouble *stream_fps;          /* per stream, over its own span */
   gdouble stream_fps_sum;       /* their sum (a bound, not the aggregate) */
-  gdouble common_s;             /* the common window: from the earliest
-                                 * first counted output to the first
-                                 * stream's last output (every stream still
-                                 * running), -1: none */
+  gdouble common_s;             /* the common window, in which every
+                                 * stream ran: from the latest first
+                                 * counted output (every stream past its
+                                 * warm-up) to the earliest last one (none
+                                 * ended yet), -1: none */
+  gdouble *stream_common_fps;   /* per stream, in the common window */
+  gdouble start_med_ms, start_max_ms;   /* each stream's start-up: its first
+                                         * push to its first output; the
+                                         * median and the longest */
+  gdouble gate_ms;              /* t0 to the gate's opening, -1: none */
   gdouble fair_min, fair_max, fair_ratio;       /* the slowest and fastest
                                                  * stream's rate in the
                                                  * common window, and
@@ -189,9 +223,16 @@ probe_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   /* the sink pad's probe runs in the streaming thread, the src pad's in
    * whichever thread the element pushes from: each writes only its own
    * array (read after EOS) and its own counter */
-  g_atomic_int_inc (in ? &t->n_in : &t->n_out);
   if (idx < t->cap)
     (in ? t->t_in : t->t_out)[idx] = now;
+  if (in) {
+    g_atomic_int_inc (&t->n_in);
+  } else if (g_atomic_int_add (&t->n_out, 1) == 0 && t->gate) {
+    /* the stream's first output: its pushing thread may wait for it */
+    g_mutex_lock (&t->gate->lock);
+    g_cond_broadcast (&t->gate->cond);
+    g_mutex_unlock (&t->gate->lock);
+  }
   return GST_PAD_PROBE_OK;
 }
 
@@ -327,11 +368,20 @@ quantile (const gdouble * v, guint n, gdouble q)
   return n ? v[(guint) floor (q * (n - 1))] : -1;
 }
 
+/* the frames of stream t left out of the statistics: those pushed before
+ * the gate, or without one its first --warmup (at most a quarter of its
+ * frames, for slow runs) */
+static guint
+stream_warm (const Opts * o, const Stream * t)
+{
+  return t->gate ? t->warm : MIN ((guint) o->warmup, t->pushed / 4);
+}
+
 /* p50 and p99 of stream i's latencies after its warm-up (ms) */
 static guint
 stream_latencies (const Opts * o, const Stream * t, gdouble * out)
 {
-  guint w = MIN ((guint) o->warmup, t->pushed / 4), k, n = 0;
+  guint w = stream_warm (o, t), k, n = 0;
 
   for (k = w; k < t->pushed && k < t->cap; k++)
     if (t->t_out[k] && t->t_in[k])
@@ -477,14 +527,69 @@ stream_free (Stream * t)
   g_free (t);
 }
 
+static gdouble cpu_seconds (void);
+
+/* Stream t at the gate: its first output out (or its pushing over), then
+ * until every stream is there. The last one opens it; the measured phase
+ * (--seconds) runs from then. An element that holds every frame pushed so
+ * far (a lookahead longer than --warmup) passes after a second without
+ * output. */
+static void
+gate_pass (Stream * t)
+{
+  Gate *g = t->gate;
+  gint64 start = g_get_monotonic_time ();
+
+  t->passed = TRUE;
+  if (!g)
+    return;
+  g_mutex_lock (&g->lock);
+  while (t->pushed > 0 && g_atomic_int_get (&t->n_out) == 0) {
+    gint64 now = g_get_monotonic_time ();
+
+    if (now - start > 60 * G_TIME_SPAN_SECOND) {
+      g_printerr ("stream %u: no output 60 s after its first frame (its "
+          "%u warm-up frames pushed)\n", t->idx, t->pushed);
+      exit (1);
+    }
+    if (now - start > G_TIME_SPAN_SECOND
+        && (guint) g_atomic_int_get (&t->n_in) >= t->pushed)
+      break;
+    g_cond_wait_until (&g->cond, &g->lock, now + G_TIME_SPAN_SECOND / 4);
+  }
+  if (++g->arrived == g->n) {
+    g->open = TRUE;
+    g->t_go = g_get_monotonic_time ();
+    g->cpu_go = cpu_seconds ();
+    g_cond_broadcast (&g->cond);
+  }
+  while (!g->open)
+    g_cond_wait (&g->cond, &g->lock);
+  g_mutex_unlock (&g->lock);
+  if (t->o->frames <= 0)
+    t->deadline = g->t_go + (gint64) (t->o->seconds * 1e6);
+}
+
 /* the stream's pushing thread */
 static gpointer
 push_thread (gpointer data)
 {
   Stream *t = data;
 
+  /* --stagger: a stream joining the ones already running */
+  if (t->o->stagger_ms > 0) {
+    gint64 late = t->t_start + (gint64) t->idx * t->o->stagger_ms * 1000 -
+        g_get_monotonic_time ();
+
+    if (late > 0)
+      g_usleep (late);
+  }
+  t->t_push0 = g_get_monotonic_time ();
   while (t->pushed < t->cap) {
     GstBuffer *b;
+
+    if (!t->passed && t->pushed == t->warm)
+      gate_pass (t);
 
     if (t->o->live > 0) {
       /* a camera: frame k is pushed at its due time, not before; a frame
@@ -506,9 +611,12 @@ push_thread (gpointer data)
     if (gst_app_src_push_buffer (GST_APP_SRC (t->src), b) != GST_FLOW_OK)
       break;
     t->pushed++;
-    if (t->o->frames <= 0 && g_get_monotonic_time () > t->deadline)
+    if (t->passed && t->o->frames <= 0 && g_get_monotonic_time () > t->deadline)
       break;
   }
+  /* a stream that ended before the gate lets the others through */
+  if (!t->passed)
+    gate_pass (t);
   gst_app_src_end_of_stream (GST_APP_SRC (t->src));
   return NULL;
 }
@@ -543,6 +651,9 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
 {
   Stream **s = g_new0 (Stream *, n_streams);
   CvNvmlSampler *sampler = NULL;
+  Gate gate = { 0 };
+  gboolean gated = n_streams > 1 && o->live <= 0 && !o->cold_start
+      && o->stagger_ms <= 0;
   gint64 t0, t_end, *first, *last;
   guint *nfs;
   gdouble cpu0, cpu1, *lat;
@@ -554,6 +665,10 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
   r->stream_fps = g_new0 (gdouble, n_streams);
   r->stream_p50 = g_new0 (gdouble, n_streams);
   r->stream_p99 = g_new0 (gdouble, n_streams);
+  r->stream_common_fps = g_new0 (gdouble, n_streams);
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  gate.n = n_streams;
 
 #ifdef HAVE_CUDA
   /* the floor in the same run, before it (the element then runs on a warm
@@ -577,6 +692,10 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
     gint dev = o->devices[i % o->n_devices];
     gint slot = device_slot (o, dev);
     s[i] = stream_new (o, i, dev, caps, made[slot], ctxs[slot], cuda_mem);
+    if (gated) {
+      s[i]->gate = &gate;
+      s[i]->warm = MIN ((guint) o->warmup, s[i]->cap / 4);
+    }
   }
   for (i = 0; i < n_streams; i++)
     if (gst_element_set_state (s[i]->pipe, GST_STATE_PLAYING) ==
@@ -638,8 +757,36 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
   for (d = 0; d < MAX_DEV; d++)
     r->nvml[d] = -1;
   cv_nvml_sampler_stop (sampler, r->nvml);
+  /* with the gate: the measured phase only (the frames pushed after it,
+   * the time and the CPU from its opening) */
+  r->gate_ms = -1;
+  if (gated) {
+    for (i = 0; i < n_streams; i++)
+      total_pushed -= MIN (s[i]->warm, s[i]->pushed);
+    r->gate_ms = (gate.t_go - t0) / 1e3;
+    t0 = gate.t_go;
+    cpu0 = gate.cpu_go;
+  }
   r->cpu_us = (cpu1 - cpu0) * 1e6 / MAX (total_pushed, 1);
   r->wall_s = (t_end - t0) / 1e6;
+  /* each stream's start-up: from its first push to its first output */
+  {
+    gdouble *st = g_new (gdouble, n_streams);
+    guint n = 0;
+
+    r->start_med_ms = r->start_max_ms = -1;
+    for (i = 0; i < n_streams; i++)
+      if (s[i]->pushed > 0 && s[i]->t_out[0] > 0)
+        st[n++] = (s[i]->t_out[0] - s[i]->t_push0) / 1e3;
+    if (n) {
+      gdouble m[3];
+
+      mmm (st, n, m);
+      r->start_med_ms = m[0];
+      r->start_max_ms = m[2];
+    }
+    g_free (st);
+  }
 
   {
     GstPad *p = gst_element_get_static_pad (s[0]->sink, "sink");
@@ -706,7 +853,7 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
   nfs = g_new0 (guint, n_streams);
   {
     Stats all = { 0 };
-    gint64 t_a = G_MAXINT64, t_b = 0, t_c = G_MAXINT64;
+    gint64 t_a = G_MAXINT64, t_b = 0, t_c = G_MAXINT64, t_s = 0;
     gint64 dev_a[MAX_DEV], dev_b[MAX_DEV];
     guint64 dev_n[MAX_DEV] = { 0 };
 
@@ -716,7 +863,7 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
     }
     for (i = 0; i < n_streams; i++) {
       Stream *t = s[i];
-      guint w = MIN ((guint) o->warmup, t->pushed / 4), k, nf = 0;
+      guint w = stream_warm (o, t), k, nf = 0;
 
       r->n_in += g_atomic_int_get (&t->n_in);
       r->n_out += g_atomic_int_get (&t->n_out);
@@ -742,6 +889,7 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
         t_a = MIN (t_a, first[i]);
         t_b = MAX (t_b, last[i]);
         t_c = MIN (t_c, last[i]);
+        t_s = MAX (t_s, first[i]);
         dev_a[slot] = MIN (dev_a[slot], first[i]);
         dev_b[slot] = MAX (dev_b[slot], last[i]);
       }
@@ -775,20 +923,26 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
     for (d = 0; d < o->n_devices; d++)
       r->dev_fps[d] = dev_b[d] > dev_a[d] ?
           dev_n[d] * 1e6 / (dev_b[d] - dev_a[d]) : 0;
-    /* fairness: each stream's frames (any, its warm-up's included) output
-     * in the common window (t_a, t_c], while every stream still ran, over
-     * its length: the slowest and the fastest, and slowest / fastest */
+    /* fairness: each stream's counted frames output in the common window
+     * (t_s, t_c], in which every stream ran (each past its warm-up, none
+     * ended), over its length: the slowest and the fastest, and slowest /
+     * fastest. Not from the earliest first output t_a: the streams that
+     * started later would be charged with their start-up (that is the
+     * start-up figure's). A stream that started after another ended
+     * leaves no common window: n/a, never a 0 that reads as starvation. */
     r->common_s = r->fair_min = r->fair_max = r->fair_ratio = -1;
-    if (t_c > t_a && t_c != G_MAXINT64) {
-      r->common_s = (t_c - t_a) / 1e6;
+    for (i = 0; i < n_streams; i++)
+      r->stream_common_fps[i] = -1;
+    if (t_c > t_s && t_c != G_MAXINT64) {
+      r->common_s = (t_c - t_s) / 1e6;
       for (i = 0; i < n_streams; i++) {
         Stream *t = s[i];
         guint k, c = 0;
         gdouble rate;
 
-        for (k = 0; k < t->pushed && k < t->cap; k++)
-          c += t->t_out[k] > t_a && t->t_out[k] <= t_c;
-        rate = c / r->common_s;
+        for (k = stream_warm (o, t); k < t->pushed && k < t->cap; k++)
+          c += t->t_out[k] > t_s && t->t_out[k] <= t_c;
+        rate = r->stream_common_fps[i] = c / r->common_s;
         if (i == 0 || rate < r->fair_min)
           r->fair_min = rate;
         if (i == 0 || rate > r->fair_max)
@@ -848,6 +1002,8 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
   for (i = 0; i < n_streams; i++)
     stream_free (s[i]);
   g_free (s);
+  g_mutex_clear (&gate.lock);
+  g_cond_clear (&gate.cond);
   return ok;
 }
 
@@ -944,7 +1100,8 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
       l0p50[3], l0p99[3], lop50[3], lop99[3], *sp50, *sp99,
       share[3] = { -1, -1, -1 }, dev[MAX_DEV][3], nv[MAX_DEV][3],
       kb[MAX_DEV][3], win[3], fwin[3], nfr[3], ssum[3], com[3], fmin[3],
-      fmax[3], fratio[3], lp50[3], lmax[3];
+      fmax[3], fratio[3], lp50[3], lmax[3], smed_ms[3], smax_ms[3],
+      gms[3], *scf;
   guint64 n_in = 0, n_out = 0, late = 0;
   gboolean bug = FALSE;
   RunResult *r0 = &runs[0];
@@ -980,6 +1137,9 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   RUNS_MMM (fair_ratio, fratio);
   RUNS_MMM (lat_p50, lp50);
   RUNS_MMM (lat_max, lmax);
+  RUNS_MMM (start_med_ms, smed_ms);
+  RUNS_MMM (start_max_ms, smax_ms);
+  RUNS_MMM (gate_ms, gms);
   for (k = 0; k < n_runs; k++) {
     n_in += runs[k].n_in;
     n_out += runs[k].n_out;
@@ -988,6 +1148,7 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   /* each stream's p50 and p99: the medians over the runs */
   sp50 = g_new (gdouble, o->streams);
   sp99 = g_new (gdouble, o->streams);
+  scf = g_new (gdouble, o->streams);
   for (i = 0; i < (guint) o->streams; i++) {
     gdouble m[3];
 
@@ -995,6 +1156,8 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     sp50[i] = m[0];
     RUNS_MMM (stream_p99[i], m);
     sp99[i] = m[0];
+    RUNS_MMM (stream_common_fps[i], m);
+    scf[i] = m[0];
   }
   for (d = 0; d < o->n_devices; d++) {
     RUNS_MMM (dev_fps[d], dev[d]);
@@ -1068,6 +1231,9 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     ROW ("fps per stream, median", smed, ".1f");
     ROW ("fps per stream, max", smax, ".1f");
     ROW ("sum of streams' fps", ssum, ".1f");
+    ROW ("start-up, median (ms)", smed_ms, ".1f");
+    ROW ("start-up, slowest (ms)", smax_ms, ".1f");
+    ROW ("gate opened at (ms)", gms, ".1f");
     ROW ("common window (s)", com, ".4f");
     ROW ("common fps, slowest", fmin, ".1f");
     ROW ("common fps, fastest", fmax, ".1f");
@@ -1113,14 +1279,22 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
       "its warm-up and its first counted one, from the earliest first "
       "counted output to the latest last one (median of %u)\n", fwin[0],
       win[0], n_runs);
+  if (o->streams > 1)
+    g_print ("start-up     %.1f ms median, %.1f ms the slowest stream: from "
+        "its first push to its first output (negotiation, allocation, the "
+        "first frame); %s, median of %u\n", smed_ms[0], smax_ms[0],
+        gms[0] >= 0 ? "every stream through it and its warm-up before "
+        "the measured phase (the start gate)" : "overlapping the others' "
+        "measured frames (no start gate: --cold-start, --stagger or --live)",
+        n_runs);
   if (o->streams > 1 && fratio[0] >= 0)
     g_print ("fairness     slowest %.1f, fastest %.1f frames/s = %.3f in the "
-        "common window (%.4f s, until the first stream ended; all frames "
-        "of each stream in it), median of %u\n", fmin[0], fmax[0],
-        fratio[0], com[0], n_runs);
+        "common window (%.4f s, in which every stream ran: from the last "
+        "one's first counted output until the first one ended), median of "
+        "%u\n", fmin[0], fmax[0], fratio[0], com[0], n_runs);
   else if (o->streams > 1)
-    g_print ("fairness     n/a: no common window (a stream ended before the "
-        "first one's warm-up did)\n");
+    g_print ("fairness     n/a: no common window (a stream's first counted "
+        "output came after another stream's last one: see start-up)\n");
   if (o->live > 0) {
     g_print ("live         %g frames/s per stream, each pushed at its due "
         "time (start + k / %g s, appsrc is-live, do-timestamp off); %"
@@ -1144,6 +1318,11 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     g_print ("by stream    latency p50/p99 ms (median over runs):");
     for (i = 0; i < (guint) o->streams; i++)
       g_print (" %u: %.3f/%.3f", i, sp50[i], sp99[i]);
+    g_print ("\n");
+    g_print ("by stream    frames/s in the common window (median over "
+        "runs):");
+    for (i = 0; i < (guint) o->streams; i++)
+      g_print (" %u: %.1f", i, scf[i]);
     g_print ("\n");
   }
   if (o->priority >= 0)
@@ -1194,12 +1373,13 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
       "lat_others_p99_ms=%.3f window_s=%.6f frames_window=%.0f frames=%.0f "
       "stream_fps_sum=%.1f stream_fps_max=%.1f common_s=%.6f "
       "common_fps_min=%.1f common_fps_max=%.1f fairness=%.3f "
+      "start_med_ms=%.1f start_max_ms=%.1f gate_ms=%.1f "
       "measurement_bug=%d", o->element, o->format, o->width,
       o->height, r0->active, o->depth, input, o->streams, devs->str, n_runs,
       fps[0], fps[1], fps[2], lm[0], lp[0], ker[0], cpu[0], share[0],
       o->priority, r0->priority0, l0p50[0], l0p99[0], lop50[0], lop99[0],
       win[0], fwin[0], nfr[0], ssum[0], smax[0], com[0], fmin[0], fmax[0],
-      fratio[0], bug);
+      fratio[0], smed_ms[0], smax_ms[0], gms[0], bug);
   if (o->live > 0)
     g_print (" live_fps=%g live_in=%" G_GUINT64_FORMAT " live_out=%"
         G_GUINT64_FORMAT " live_late=%" G_GUINT64_FORMAT " live_lat_p50_ms=%.3f"
@@ -1254,6 +1434,16 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     json_mmm (j, "common_fps_max", fmax);
     g_string_append (j, ", ");
     json_mmm (j, "fairness", fratio);
+    g_string_append (j, ", ");
+    json_mmm (j, "start_median_ms", smed_ms);
+    g_string_append (j, ", ");
+    json_mmm (j, "start_max_ms", smax_ms);
+    g_string_append (j, ", ");
+    json_mmm (j, "gate_ms", gms);
+    g_string_append (j, ", \"stream_common_fps\": [");
+    for (i = 0; i < (guint) o->streams; i++)
+      g_string_append_printf (j, "%s%.6g", i ? ", " : "", scf[i]);
+    g_string_append (j, "]");
     g_string_append_printf (j, ", \"measurement_bug\": %s",
         bug ? "true" : "false");
     g_string_append (j, ", \"device_fps\": {");
@@ -1352,10 +1542,12 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     g_free (runs[i].stream_fps);
     g_free (runs[i].stream_p50);
     g_free (runs[i].stream_p99);
+    g_free (runs[i].stream_common_fps);
     g_free (runs[i].active);
   }
   g_free (sp50);
   g_free (sp99);
+  g_free (scf);
   g_string_free (devs, TRUE);
   g_free (v);
 }
@@ -1488,14 +1680,19 @@ main (int argc, char **argv)
           "the frames in and out of it (default: push as fast as the "
           "element takes them)", "FPS"},
     {"warmup", 0, 0, G_OPTION_ARG_INT, &o.warmup,
-        "Frames of each stream left out of the statistics (20)", "N"},
+        "Frames of each stream left out of the statistics, pushed before "
+          "the start gate with --streams (20)", "N"},
     {"streams", 'S', 0, G_OPTION_ARG_INT, &o.streams,
         "N independent pipelines in this process, each fed by its own "
-          "appsrc and thread, started together; fps is then the aggregate "
+          "appsrc and thread, started together: each pushes its --warmup "
+          "frames, and the measured phase (--seconds) begins for all once "
+          "every one has its first output (--cold-start: no such gate); fps "
+          "is then the aggregate "
           "(the frames of all streams over the wall time from the earliest "
           "first counted output to the latest last one), with min / median "
-          "/ max of the streams' own rates, and the slowest and fastest "
-          "stream's rate in the window where all of them ran (fairness) "
+          "/ max of the streams' own rates, the slowest and fastest "
+          "stream's rate in the window where all of them ran (fairness), "
+          "and each stream's start-up (its first push to its first output) "
           "(1)", "N"},
     {"devices", 'D', 0, G_OPTION_ARG_STRING, &o.devices_arg,
         "CUDA devices to spread the streams over, round-robin: \"0,1\" "
@@ -1527,6 +1724,18 @@ main (int argc, char **argv)
           "(checksum of the visible bytes)", NULL},
     {"no-floor", 0, 0, G_OPTION_ARG_NONE, &o.no_floor,
         "Do not measure the PCIe / device-memory floor", NULL},
+    {"cold-start", 0, 0, G_OPTION_ARG_NONE, &o.cold_start,
+        "With --streams: no start gate. Every stream pushes from the start "
+          "without waiting for the others' start-up (the first frames of "
+          "the later ones overlap the measured frames of the earlier "
+          "ones), to see how a stream starts next to busy ones (default: "
+          "every stream pushes its --warmup frames, and the measured "
+          "phase begins once every stream has its first output)", NULL},
+    {"stagger", 0, 0, G_OPTION_ARG_INT, &o.stagger_ms,
+        "With --streams, as --cold-start: stream i begins to push MS * i "
+          "ms after the first (all end at --seconds), to see how a stream "
+          "starts next to busy ones (its start-up) and shares with them "
+          "once it runs (fairness: the window where all ran) (0)", "MS"},
     {"kernel", 'k', 0, G_OPTION_ARG_STRING, &kernel,
         "Time only the CUDA kernel NAME (sobel, sobel-r4, sobel-r8, sobel5, sobel7, canny, "
           "canny-noise, convolve-blur, convolve-edge, "
@@ -1627,6 +1836,13 @@ main (int argc, char **argv)
       opts_clear (&o);
       return 2;
     }
+  }
+  if (o.stagger_ms < 0 || o.stagger_ms > 60000 || (o.stagger_ms > 0
+          && o.live > 0)) {
+    g_printerr ("--stagger: 0..60000 ms, not with --live\n");
+    g_free (kernel);
+    opts_clear (&o);
+    return 2;
   }
   if (o.check && o.frames <= 0) {
     g_printerr ("--check needs --frames\n");
@@ -1821,6 +2037,7 @@ main (int argc, char **argv)
     g_free (r.stream_fps);
     g_free (r.stream_p50);
     g_free (r.stream_p99);
+    g_free (r.stream_common_fps);
     g_free (r.active);
   }
   runs = g_new0 (RunResult, o.repeat);
