@@ -207,8 +207,10 @@ if [ "$what" = sanitize ]; then
   sanitize_one() {  # sanitize_one LOG TOOL PROGRAM [ENV=VALUE...]
     local log=$1 tool=$2 prog=$3 rc extra=()
     shift 3
+    local small=1
     [ "$tool" = memcheck ] && extra=(--leak-check full)
-    env "$@" CUDAVISION_TEST_BACKEND=cuda CK_FORK=no CVOPS_SMALL=1 \
+    [ "$tool" = racecheck ] && small=racecheck
+    env "$@" CUDAVISION_TEST_BACKEND=cuda CK_FORK=no CVOPS_SMALL=$small \
       CUDAVISION_TEST_UNDER_SANITIZER=1 \
       timeout "${TEST_TIMEOUT:-480}" "$cs" --tool "$tool" "${extra[@]}" \
       --error-exitcode 86 "$prog" > "$out/$log.log" 2>&1
