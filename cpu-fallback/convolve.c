@@ -22,6 +22,7 @@
 #include "cpu-internal.h"
 #include "cvop-internal.h"
 #include "cvcpu.h"
+#include "cvworkspace.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -451,7 +452,8 @@ cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp, int channels,
 
   tstride = (size_t) w *bpp;
   for (i = 0; i < 2 && i < n - 1; i++) {
-    tmp[i] = calloc ((size_t) h, tstride);
+    /* frame-sized: mapped, no fill inside the allocator (cvworkspace.h) */
+    tmp[i] = cv_workspace_alloc ((size_t) h, tstride);
     if (!tmp[i]) {
       ret = CV_ERROR_NO_MEMORY;
       goto done;
@@ -477,8 +479,8 @@ cv_convolve_cpu (const CvPlane * src, CvPlane * dst, int bpp, int channels,
       ret = CV_ERROR_CANCELLED;
   }
 done:
-  free (tmp[0]);
-  free (tmp[1]);
+  cv_workspace_free (tmp[0]);
+  cv_workspace_free (tmp[1]);
   return ret;
 }
 

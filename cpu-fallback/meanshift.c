@@ -11,6 +11,7 @@
 #include "meanshift_core.h"
 #include "cvop-internal.h"
 #include "cvcpu.h"
+#include "cvworkspace.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,10 +23,15 @@
  * under a millisecond of work. */
 #define POLL_PIXELS ((size_t) 1 << 16)
 
-/* The workspaces of a cancelled frame, freed by a detached thread of their
- * own: giving ~1.9 GB of touched pages back to the system (an 8K segment
- * frame) takes 0.2 s, and more than 0.5 s on a loaded machine, which the
- * thread that stops the element need not wait for. */
+/* The frame's workspaces (img, filt, pos, and the segmentation's L, cnt,
+ * sum, best: 56 bytes per ROI pixel, ~1.9 GB at 8K) come from
+ * cv_workspace_alloc: mapped per frame, their pages faulted in by the
+ * passes that poll the cancel flag, never filled inside the allocator
+ * (MALLOC_PERTURB_), and nothing held between frames or in filter mode.
+ * Those of a cancelled frame are freed by a detached thread of their own:
+ * giving ~1.9 GB of touched pages back to the system takes 0.2 s, and more
+ * than 0.5 s on a loaded machine, which the thread that stops the element
+ * need not wait for. */
 #define MAX_LATER 4
 
 typedef struct
@@ -40,13 +46,13 @@ free_later_thread (void *data)
   int i;
 
   for (i = 0; i < MAX_LATER; i++)
-    free (f->p[i]);
+    cv_workspace_free (f->p[i]);
   free (f);
   return NULL;
 }
 
-/* free a, b, c, d (any may be NULL) now or, after a cancellation, in the
- * background (now when no thread can be made) */
+/* free the workspaces a, b, c, d (any may be NULL) now or, after a
+ * cancellation, in the background (now when no thread can be made) */
 static void
 free_workspaces (int cancelled, void *a, void *b, void *c, void *d)
 {
@@ -67,10 +73,10 @@ free_workspaces (int cancelled, void *a, void *b, void *c, void *d)
   if (started)
     return;
   free (f);
-  free (a);
-  free (b);
-  free (c);
-  free (d);
+  cv_workspace_free (a);
+  cv_workspace_free (b);
+  cv_workspace_free (c);
+  cv_workspace_free (d);
 }
 
 /* root of i with path halving */
@@ -187,10 +193,12 @@ segment (const CvMsCore * k, const CvMeanShiftParams * p, int frame_width,
 {
   const int rw = k->rw, rh = k->rh;
   const size_t n = (size_t) rw * rh;
-  uint32_t *L = malloc (n * sizeof (uint32_t));
-  uint32_t *cnt = malloc (n * sizeof (uint32_t));
-  unsigned long long *sum = malloc (3 * n * sizeof (unsigned long long));
-  unsigned long long *best = malloc (n * sizeof (unsigned long long));
+  uint32_t *L = cv_workspace_alloc (n, sizeof (uint32_t));
+  uint32_t *cnt = cv_workspace_alloc (n, sizeof (uint32_t));
+  unsigned long long *sum = cv_workspace_alloc (n,
+      3 * sizeof (unsigned long long));
+  unsigned long long *best = cv_workspace_alloc (n,
+      sizeof (unsigned long long));
   const uint32_t minsize = (uint32_t) p->min_segment_size;
   size_t i, end;
   int x, y, round, ret = CV_ERROR_CANCELLED;
@@ -398,14 +406,12 @@ cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   }
 
   n = (size_t) rw *rh;
-  img = malloc (n * sizeof (uint32_t));
-  filt = malloc (n * sizeof (uint32_t));
+  img = cv_workspace_alloc (n, sizeof (uint32_t));
+  filt = cv_workspace_alloc (n, sizeof (uint32_t));
   if (segment_mode)
-    pos = malloc (n * sizeof (CvMsPos));
+    pos = cv_workspace_alloc (n, sizeof (CvMsPos));
   if (!img || !filt || (segment_mode && !pos)) {
-    free (img);
-    free (filt);
-    free (pos);
+    free_workspaces (0, img, filt, pos, NULL);
     return CV_ERROR_NO_MEMORY;
   }
 
@@ -478,8 +484,8 @@ cv_meanshift_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
 typedef struct
 {
   CvMeanShiftInfo info;
-  uint32_t *labels;             /* width * height, at the first segment-mode
-                                 * frame */
+  uint32_t *labels;             /* width * height (a workspace), at the
+                                 * first segment-mode frame */
   CvMeanShiftSegments seg;
   int segmented;                /* the last submit succeeded in segment
                                  * mode */
@@ -523,7 +529,7 @@ meanshift_slot_submit (void *op, const CvFrame * frame, const void *params,
   if (segment && !o->labels) {
     if ((uint64_t) n >= 0xFFFFFFFFull)
       return CV_ERROR_INVALID_ARGUMENT;
-    o->labels = malloc (n * sizeof (uint32_t));
+    o->labels = cv_workspace_alloc (n, sizeof (uint32_t));
     if (!o->labels)
       return CV_ERROR_NO_MEMORY;
   }
@@ -550,7 +556,7 @@ meanshift_slot_destroy (void *op)
 
   if (!o)
     return;
-  free (o->labels);
+  cv_workspace_free (o->labels);
   free (o);
 }
 

@@ -30,6 +30,7 @@
 #include "nlmeans_ycrcb.h"
 #include "cvop-internal.h"
 #include "cvcpu.h"
+#include "cvworkspace.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -337,7 +338,9 @@ cv_nlmeans_cpu_pass (const CvNlMeansPass * ps, const CvNlMeansParams * params,
   ph = c.h + 2 * MARGIN_Y;
   plane = (size_t) c.pw * ph;
   row0 = (size_t) c.pw * MARGIN_Y + MARGIN_X;
-  pad = malloc (sizeof (float) * c.ch * c.nt * plane);
+  /* frame-sized (up to 2.8 GB: 8K RGB, temporal-window 7): mapped, no
+   * fill inside the allocator (cvworkspace.h) */
+  pad = cv_workspace_alloc ((size_t) c.ch * c.nt * plane, sizeof (float));
   if (!pad)
     return CV_ERROR_NO_MEMORY;
   for (t = 0; t < c.nt; t++)
@@ -379,7 +382,7 @@ cv_nlmeans_cpu_pass (const CvNlMeansPass * ps, const CvNlMeansParams * params,
     }
     free (mem);
   }
-  free (pad);
+  cv_workspace_free (pad);
   return status == CV_OK && cv_exec_cancelled (exec) ? CV_ERROR_CANCELLED :
       status;
 }
@@ -497,7 +500,7 @@ denoise_ycrcb (const CvNlMeansInfo * info, const CvPlane * const *frames,
   tmp.width = info->width;
   tmp.height = info->height;
   tmp.stride = (size_t) info->width * 4;
-  tmp.data = malloc (tmp.stride * info->height);
+  tmp.data = cv_workspace_alloc (info->height, tmp.stride);
   if (!tmp.data)
     return CV_ERROR_NO_MEMORY;
   ycrcb_pass (&ps, frames, n, c, 0, 1, &tmp);
@@ -509,7 +512,7 @@ denoise_ycrcb (const CvNlMeansInfo * info, const CvPlane * const *frames,
   if (status == CV_OK)
     ycrcb_back (&tmp, &frames[c][0], !(p->h_color > 0), info->layout, out,
         exec);
-  free (tmp.data);
+  cv_workspace_free (tmp.data);
   return status;
 }
 
@@ -530,7 +533,7 @@ cpu_ring_free (void *storage)
 
   if (!r)
     return;
-  free (r->mem);
+  cv_workspace_free (r->mem);
   free (r->index);
   free (r->planes);
   free (r);
@@ -558,7 +561,7 @@ cpu_ring_new (const CvNlMeansInfo * info, const CvFrame * frame, int n)
   r->ycc = cv_nlmeans_info_ycrcb (info);
   for (p = 0; p < info->n_planes; p++)
     per += plane_row_bytes (info, &frame->in[p], p) * frame->in[p].height;
-  r->mem = malloc (per * n);
+  r->mem = cv_workspace_alloc (n, per);
   r->index = malloc (sizeof (long long) * n);
   r->planes = calloc ((size_t) n * CV_MAX_PLANES, sizeof (CvPlane));
   if (!r->mem || !r->index || !r->planes) {
@@ -660,13 +663,13 @@ nlmeans_submit (void *op, int slot, const CvFrame * frame,
     conv.width = o->info.width;
     conv.height = o->info.height;
     conv.stride = (size_t) o->info.width * 4;
-    conv.data = malloc (conv.stride * o->info.height);
+    conv.data = cv_workspace_alloc (o->info.height, conv.stride);
     if (!conv.data)
       return CV_ERROR_NO_MEMORY;
     ycrcb_convert (&f.in[0], o->info.layout, &conv, exec);
     frames[0] = &conv;
     st = denoise_window (&o->info, frames, 1, 0, f.out, p, exec);
-    free (conv.data);
+    cv_workspace_free (conv.data);
     return st;
   }
   if (p->temporal_window <= 1) {

@@ -24,6 +24,7 @@
 #include "cvop-internal.h"
 #include "cvtemplatematch-score.h"
 #include "templatematch-paths.h"
+#include "cvworkspace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -518,10 +519,10 @@ cv_template_match_cpu_free (void *workspace)
   if (!ws)
     return;
   cvtm_fft_free (ws->fft);
-  free (ws->map);
-  free (ws->lum);
+  cv_workspace_free (ws->map);
+  cv_workspace_free (ws->lum);
   for (int i = 0; i < CV_TEMPLATE_MATCH_MAX_SCALES; i++)
-    free (ws->mmap[i]);
+    cv_workspace_free (ws->mmap[i]);
   free (ws);
 }
 
@@ -533,7 +534,10 @@ cv_template_match_cpu_path (const void *workspace)
   return ws ? ws->last_path : CV_TM_CPU_PATH_NONE;
 }
 
-/* *buf holds at least n elements of size sz (grown, never shrunk) */
+/* *buf (a workspace: cv_workspace_alloc) holds at least n elements of
+ * size sz (grown, never shrunk; the contents are not kept: every frame
+ * writes them before reading). Score maps reach 256 MB: mapped, no fill
+ * inside the allocator (cvworkspace.h). */
 static CvStatus
 ensure (void **buf, size_t *cap, size_t n, size_t sz)
 {
@@ -541,9 +545,10 @@ ensure (void **buf, size_t *cap, size_t n, size_t sz)
 
   if (*cap >= n)
     return CV_OK;
-  p = realloc (*buf, n * sz);
+  p = cv_workspace_alloc (n, sz);
   if (!p)
     return CV_ERROR_NO_MEMORY;
+  cv_workspace_free (*buf);
   *buf = p;
   *cap = n;
   return CV_OK;
@@ -793,8 +798,8 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
         params->score_map, exec);
   if (ws == &local) {
     cvtm_fft_free (local.fft);
-    free (local.map);
-    free (local.lum);
+    cv_workspace_free (local.map);
+    cv_workspace_free (local.lum);
   }
   if (status == CV_OK && cv_exec_cancelled (exec))
     status = CV_ERROR_CANCELLED;

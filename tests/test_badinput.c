@@ -13,6 +13,7 @@
 
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 
 static const gchar *elements[] = { "cudasobel", "cudaconvolve",
@@ -578,14 +579,25 @@ filter_seconds_8k (void)
 
 /* The most a state change or a flushing seek may take while the CPU
  * computes a frame: 0.5 s is the aim (the flag is polled at least every
- * 65536 pixels of every phase, well under a millisecond of work, and a
- * cancelled frame's workspaces are freed in the background; measured 0.02
- * to 0.3 s on two cores at a load of 7); the test allows 1 s for a loaded
- * two-core CI machine, and 2 s in the AddressSanitizer build: there the
- * thread that frees next drains ASan's quarantine, i.e. the stopping
- * thread unmaps the frame's workspaces after all (NULL 0.79 to 1.14 s,
- * READY 0.94 s, the seek 0.016 s, at a load of 9 on two cores). Before the
- * fix: 10 to 16 s. */
+ * 65536 pixels of every phase, well under a millisecond of work, the
+ * frame's workspaces are mapped per frame and never filled inside the
+ * allocator, cpu-fallback/cvworkspace.h, and a cancelled frame's
+ * workspaces are freed in the background).
+ * CANCEL_EARLY_LIMIT_S, as the segmentation allocates its workspaces
+ * (1.3 GB at 8K): 0.5 s, the aim; there, with MALLOC_PERTURB_ set (meson
+ * test sets one), glibc filled them inside malloc before the fix (0.75 to
+ * 2.7 s measured on two cores at loads of 3 to 15; after it, 0.004 to
+ * 0.19 s at loads up to 34). ASan: CANCEL_LIMIT_S.
+ * CANCEL_LIMIT_S, at the frame's start (GStreamer's own 8K buffers are
+ * allocated there, filled by glibc under MALLOC_PERTURB_) and well into the
+ * segmentation (the stopping thread unmaps the pipeline's 8K buffers while
+ * the background thread unmaps the frame's ~1.9 GB of touched workspaces:
+ * 0.08 to 0.77 s measured at loads of 6 to 34): 1 s for a loaded two-core
+ * CI machine, and 2 s in the AddressSanitizer build: there the thread that
+ * frees next drains ASan's quarantine, i.e. the stopping thread unmaps the
+ * frame's workspaces after all (NULL 0.79 to 1.14 s, READY 0.94 s, the
+ * seek 0.016 s, at a load of 9 on two cores).
+ * Before the segmentation polled the flag: 10 to 16 s. */
 #if defined(__SANITIZE_ADDRESS__)
 #define CANCEL_LIMIT_S 2.0
 #elif defined(__has_feature)
@@ -595,49 +607,147 @@ filter_seconds_8k (void)
 #endif
 #ifndef CANCEL_LIMIT_S
 #define CANCEL_LIMIT_S 1.0
+#define CANCEL_EARLY_LIMIT_S 0.5
+#else
+#define CANCEL_EARLY_LIMIT_S CANCEL_LIMIT_S
 #endif
 
+/* How a segment-mode frame is interrupted */
+typedef enum
+{
+  STOP_NULL,
+  STOP_READY,
+  STOP_SEEK,
+} StopAction;
+
+/* This process's address space (bytes; 0 where /proc/self/statm cannot be
+ * read: not Linux) */
+static guint64
+address_space_bytes (void)
+{
+  gchar *text = NULL;
+  guint64 pages = 0;
+
+  if (g_file_get_contents ("/proc/self/statm", &text, NULL, NULL))
+    pages = g_ascii_strtoull (text, NULL, 10);
+  g_free (text);
+  return pages * (guint64) sysconf (_SC_PAGESIZE);
+}
+
+/* A jump of the address space between two looks 1 ms apart that only the
+ * segmentation's allocation makes: its colour sums, 24 bytes per ROI pixel
+ * (800 MB at 8K), in one block (the frame's other workspaces, the labels
+ * and GStreamer's buffers are 133 to 266 MB each) */
+#define SEGMENT_ALLOC_JUMP ((guint64) 512 << 20)
+
+/* Waits until the segmentation allocates its workspaces (a jump of
+ * SEGMENT_ALLOC_JUMP), the frame leaves the element or deadline_s after
+ * the frame entered (where the jump cannot be seen: no /proc), whichever
+ * comes first; TRUE at the jump. */
+static gboolean
+wait_segment_alloc (FrameStamps * t, gint64 in, gdouble deadline_s)
+{
+  guint64 last = address_space_bytes (), now;
+
+  if (last == 0) {
+    gdouble left = deadline_s - seconds_since (in);
+
+    if (left > 0)
+      g_usleep ((gulong) (left * 1e6));
+    return FALSE;
+  }
+  while (seconds_since (in) < deadline_s) {
+    gint64 out;
+
+    g_usleep (1000);
+    now = address_space_bytes ();
+    if (now >= last + SEGMENT_ALLOC_JUMP)
+      return TRUE;
+    last = now;
+    g_mutex_lock (&t->lock);
+    out = t->out;
+    g_mutex_unlock (&t->lock);
+    if (out)
+      return FALSE;
+  }
+  return FALSE;
+}
+
+/* One 8K segment-mode frame, interrupted by `action` at_s seconds after it
+ * entered the element (at once when that has passed), or with at_s < 0 as
+ * soon as the segmentation allocates its workspaces (at -at_s seconds at
+ * the latest); the time the action really came is printed. Fails unless
+ * the frame was still being computed and the action came back within
+ * limit_s. */
+static void
+stop_8k_segment_at (StopAction action, gdouble at_s, const gchar * phase,
+    gdouble limit_s, gdouble filter_s)
+{
+  static const gchar *what[] = { "NULL", "READY", "a flushing seek" };
+  FrameStamps t;
+  GstElement *pipe = start_8k_meanshift ("segment", &t);
+  gint64 in = frame_entered (&t), t0, out;
+  gdouble took, left = at_s - seconds_since (in);
+  const gchar *when = "";
+
+  if (at_s < 0)
+    when = wait_segment_alloc (&t, in, -at_s) ? ", at its allocation" :
+        ", no allocation seen";
+  else if (left > 0)
+    g_usleep ((gulong) (left * 1e6));
+  g_mutex_lock (&t.lock);
+  out = t.out;
+  g_mutex_unlock (&t.lock);
+  fail_unless (out == 0, "the 8K segment frame was done in %.2f s, before "
+      "%s (%s)", (out - in) / 1e6, what[action], phase);
+  t0 = g_get_monotonic_time ();
+  if (action == STOP_SEEK) {
+    fail_unless (gst_element_seek_simple (pipe, GST_FORMAT_TIME,
+            GST_SEEK_FLAG_FLUSH, 0));
+  } else {
+    fail_unless_equals_int (gst_element_set_state (pipe, action == STOP_NULL
+            ? GST_STATE_NULL : GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
+  }
+  took = seconds_since (t0);
+  g_print ("8K segment frame, %s %.2f s into it (%s%s): %.3f s (filtering "
+      "%.2f s)\n", what[action], seconds_since (in) - took, phase, when,
+      took, filter_s);
+  fail_unless (took < limit_s, "%s took %.2f s (limit %.1f s), %.2f s into "
+      "an 8K segment frame (%s%s)", what[action], took, limit_s,
+      seconds_since (in) - took, phase, when);
+  stop_8k_meanshift (pipe, &t);
+}
+
 /* cudameanshift mode=segment on an 8K frame (issue #28: 15.7 s, 9.0 s
- * and 5.4 s to NULL): NULL, READY and a flushing seek, each while a frame
- * is being segmented (its filtering, measured first in filter mode, is
- * over), come back within CANCEL_LIMIT_S. */
+ * and 5.4 s to NULL) comes back from NULL, READY and a flushing seek
+ * wherever in the frame they come, each on a frame of its own: at the
+ * frame's start (NULL at 0.05 s) and well into the segmentation (after the
+ * filtering, measured first in filter mode) within CANCEL_LIMIT_S; as the
+ * segmentation allocates its workspaces, where glibc's MALLOC_PERTURB_
+ * fill could not be interrupted, within CANCEL_EARLY_LIMIT_S. */
 GST_START_TEST (test_cancel_meanshift_segment_8k)
 {
-  const gchar *what[] = { "NULL", "READY", "a flushing seek" };
-  gdouble filter_s = filter_seconds_8k (), wait_s;
-  guint i;
+  const gdouble filter_s = filter_seconds_8k ();
+  const struct
+  {
+    const gchar *phase;
+    gdouble at_s, limit_s;
+    StopAction actions[3];
+    guint n_actions;
+  } phases[] = {
+    {"the frame's start", 0.05, CANCEL_LIMIT_S, {STOP_NULL}, 1},
+    {"the segmentation's start", -(1.2 * filter_s + 0.2),
+        CANCEL_EARLY_LIMIT_S, {STOP_NULL, STOP_READY, STOP_SEEK}, 3},
+    {"segmenting", 1.5 * filter_s + 0.5, CANCEL_LIMIT_S,
+        {STOP_NULL, STOP_READY, STOP_SEEK}, 3},
+  };
+  guint i, a;
 
-  /* past the filtering: the segmentation takes several times longer */
-  wait_s = 1.5 * filter_s + 0.5;
-  GST_INFO ("8K filtering: %.2f s; state changes %.2f s into the frame",
-      filter_s, wait_s);
-  for (i = 0; i < G_N_ELEMENTS (what); i++) {
-    FrameStamps t;
-    GstElement *pipe = start_8k_meanshift ("segment", &t);
-    gint64 in = frame_entered (&t), t0, out;
-    gdouble took;
-
-    g_usleep ((gulong) ((wait_s - seconds_since (in)) * 1e6));
-    g_mutex_lock (&t.lock);
-    out = t.out;
-    g_mutex_unlock (&t.lock);
-    fail_unless (out == 0, "the 8K segment frame was done in %.2f s, before "
-        "%s at %.2f s", (out - in) / 1e6, what[i], wait_s);
-    t0 = g_get_monotonic_time ();
-    if (i < 2) {
-      fail_unless_equals_int (gst_element_set_state (pipe, i == 0 ?
-              GST_STATE_NULL : GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
-    } else {
-      fail_unless (gst_element_seek_simple (pipe, GST_FORMAT_TIME,
-              GST_SEEK_FLAG_FLUSH, 0));
-    }
-    took = seconds_since (t0);
-    g_print ("8K segment frame, %s %.2f s into it: %.3f s (filtering "
-        "%.2f s)\n", what[i], seconds_since (in) - took, took, filter_s);
-    fail_unless (took < CANCEL_LIMIT_S, "%s took %.2f s, %.2f s into an 8K "
-        "segment frame", what[i], took, seconds_since (in) - took);
-    stop_8k_meanshift (pipe, &t);
-  }
+  GST_INFO ("8K filtering: %.2f s", filter_s);
+  for (i = 0; i < G_N_ELEMENTS (phases); i++)
+    for (a = 0; a < phases[i].n_actions; a++)
+      stop_8k_segment_at (phases[i].actions[a], phases[i].at_s,
+          phases[i].phase, phases[i].limit_s, filter_s);
 }
 
 GST_END_TEST;
