@@ -590,12 +590,13 @@ typedef struct
   CvNlMeansInfo info;
   int n_slots;
   CpuRing *ring;                /* temporal: made at the first store */
-} NlMeansOp;
+} NlMeansCpuOp;
 
-static CvStatus
-nlmeans_create (const void *info, int max_slots, void **op)
+CvStatus
+cv_nlmeans_cpu_create (const CvNlMeansInfo * info, int max_slots,
+    CvNlMeansOp ** op)
 {
-  NlMeansOp *o;
+  NlMeansCpuOp *o;
 
   if (!op)
     return CV_ERROR_INVALID_ARGUMENT;
@@ -603,12 +604,12 @@ nlmeans_create (const void *info, int max_slots, void **op)
   if (!cv_nlmeans_info_valid (info) || max_slots < 1
       || max_slots > CV_OP_MAX_SLOTS)
     return CV_ERROR_INVALID_ARGUMENT;
-  o = calloc (1, sizeof (NlMeansOp));
+  o = calloc (1, sizeof (NlMeansCpuOp));
   if (!o)
     return CV_ERROR_NO_MEMORY;
-  o->info = *(const CvNlMeansInfo *) info;
+  o->info = *info;
   o->n_slots = max_slots;
-  *op = o;
+  *op = (CvNlMeansOp *) o;
   return CV_OK;
 }
 
@@ -639,12 +640,11 @@ denoise_window (const CvNlMeansInfo * info, const CvPlane * const *frames,
   return status;
 }
 
-static CvStatus
-nlmeans_submit (void *op, int slot, const CvFrame * frame,
-    const void *params, const CvExec * exec)
+CvStatus
+cv_nlmeans_cpu_submit (CvNlMeansOp * op, int slot, const CvFrame * frame,
+    const CvNlMeansParams * p, const CvExec * exec)
 {
-  NlMeansOp *o = op;
-  const CvNlMeansParams *p = params;
+  NlMeansCpuOp *o = (NlMeansCpuOp *) op;
   const CvPlane *frames[CV_NLMEANS_MAX_TEMPORAL];
   CpuRing *ring;
   CvFrame f;
@@ -716,18 +716,10 @@ nlmeans_submit (void *op, int slot, const CvFrame * frame,
       f.out, p, exec);
 }
 
-static const void *
-nlmeans_results (void *op, int slot)
+void
+cv_nlmeans_cpu_destroy (CvNlMeansOp * op)
 {
-  (void) op;
-  (void) slot;
-  return NULL;
-}
-
-static void
-nlmeans_destroy (void *op)
-{
-  NlMeansOp *o = op;
+  NlMeansCpuOp *o = (NlMeansCpuOp *) op;
 
   if (!o)
     return;
@@ -735,7 +727,5 @@ nlmeans_destroy (void *op)
   free (o);
 }
 
-const CvOps cv_nlmeans_cpu_ops = {
-  "nlmeans-cpu", nlmeans_create, nlmeans_submit, nlmeans_results,
-  nlmeans_destroy
-};
+CV_OPS_TABLE (cv_nlmeans_cpu_ops, "nlmeans-cpu", cv_nlmeans_cpu,
+    CvNlMeansOp, CvNlMeansInfo, CvNlMeansParams, cv_op_no_results);

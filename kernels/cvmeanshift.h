@@ -155,6 +155,32 @@ typedef struct
   int width, height;
 } CvMeanShiftInfo;
 
+/* The typed operator (cvop.h): an operator of either backend, made by
+ * that backend's create and passed only to its functions. */
+typedef struct CvMeanShiftOp CvMeanShiftOp;
+
+CvStatus cv_meanshift_cpu_create (const CvMeanShiftInfo * info, int max_slots,
+    CvMeanShiftOp ** op);
+CvStatus cv_meanshift_cpu_submit (CvMeanShiftOp * op, int slot,
+    const CvFrame * frame, const CvMeanShiftParams * params,
+    const CvExec * exec);
+const CvMeanShiftSegments *cv_meanshift_cpu_results (CvMeanShiftOp * op,
+    int slot);
+void cv_meanshift_cpu_destroy (CvMeanShiftOp * op);
+
+/* CUDA builds only (kernels/nocuda.c defines none of them). */
+CvStatus cv_meanshift_cuda_create (const CvMeanShiftInfo * info,
+    int max_slots, CvMeanShiftOp ** op);
+CvStatus cv_meanshift_cuda_submit (CvMeanShiftOp * op, int slot,
+    const CvFrame * frame, const CvMeanShiftParams * params,
+    const CvExec * exec);
+const CvMeanShiftSegments *cv_meanshift_cuda_results (CvMeanShiftOp * op,
+    int slot);
+void cv_meanshift_cuda_destroy (CvMeanShiftOp * op);
+
+/* The generic tables of the typed functions above (CV_OPS_TABLE), as
+ * the elements drive them; in a build without CUDA the CUDA table's
+ * members are all NULL (cv_op_available () is FALSE). */
 extern const CvOps cv_meanshift_cpu_ops;
 extern const CvOps cv_meanshift_cuda_ops;
 

@@ -170,6 +170,26 @@ typedef struct
   int rgb_mode;                 /* CvNlMeansRgbMode */
 } CvNlMeansInfo;
 
+/* The typed operator (cvop.h): an operator of either backend, made by
+ * that backend's create and passed only to its functions. */
+typedef struct CvNlMeansOp CvNlMeansOp;
+
+CvStatus cv_nlmeans_cpu_create (const CvNlMeansInfo * info, int max_slots,
+    CvNlMeansOp ** op);
+CvStatus cv_nlmeans_cpu_submit (CvNlMeansOp * op, int slot,
+    const CvFrame * frame, const CvNlMeansParams * params, const CvExec * exec);
+void cv_nlmeans_cpu_destroy (CvNlMeansOp * op);
+
+/* CUDA builds only (kernels/nocuda.c defines none of them). */
+CvStatus cv_nlmeans_cuda_create (const CvNlMeansInfo * info, int max_slots,
+    CvNlMeansOp ** op);
+CvStatus cv_nlmeans_cuda_submit (CvNlMeansOp * op, int slot,
+    const CvFrame * frame, const CvNlMeansParams * params, const CvExec * exec);
+void cv_nlmeans_cuda_destroy (CvNlMeansOp * op);
+
+/* The generic tables of the typed functions above (CV_OPS_TABLE), as
+ * the elements drive them; in a build without CUDA the CUDA table's
+ * members are all NULL (cv_op_available () is FALSE). */
 extern const CvOps cv_nlmeans_cpu_ops;
 extern const CvOps cv_nlmeans_cuda_ops;
 

@@ -1,8 +1,9 @@
 /* gst-cuda-vision: what the CPU operators (cpu-fallback/) and the CUDA
- * operators (kernels/) of an algorithm share: the checks of their info at
- * create and of every frame at submit, so that both backends accept and
- * refuse the same infos and frames. Internal header; the rules are
- * documented with each operator (cv<algorithm>.h).
+ * operators (kernels/) of an algorithm share: the one adapter from an
+ * operator's typed functions to its generic table (CV_OPS_TABLE), and the
+ * checks of their info at create and of every frame at submit, so that
+ * both backends accept and refuse the same infos and frames. Internal
+ * header; the rules are documented with each operator (cv<algorithm>.h).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -17,6 +18,68 @@
 #include "cvmeanshift.h"
 #include "cvcanny.h"
 #include "cvop-slots.h"
+
+/* ---- the generic tables ----
+ * CV_OPS_TABLE (table, name, prefix, Op, Info, Params, results) defines
+ * the CvOps `table` (cvop.h) called `name` from an operator's typed
+ * functions (cv<algorithm>.h):
+ *   CvStatus prefix_create (const Info *, int max_slots, Op **);
+ *   CvStatus prefix_submit (Op *, int slot, const CvFrame *,
+ *       const Params *, const CvExec *);
+ *   void prefix_destroy (Op *);
+ * and `results`: prefix_results (const Results *prefix_results (Op *,
+ * int slot)), or cv_op_no_results for an algorithm without results. The
+ * one adapter between the typed functions and the table the elements
+ * drive: every table of both backends is made by it, once per algorithm
+ * and backend (kernels/nocuda.c's empty CUDA tables excepted). */
+
+#ifdef __cplusplus
+#define CV_OPS_EXTERN extern "C"
+#else
+#define CV_OPS_EXTERN
+#endif
+
+/* the results of an algorithm without results: none */
+static inline const void *
+cv_op_no_results (const void *op, int slot)
+{
+  (void) op;
+  (void) slot;
+  return NULL;
+}
+
+#define CV_OPS_TABLE(table, name, prefix, Op, Info, Params, results) \
+static CvStatus \
+prefix ## _any_create (const void *info, int max_slots, void **op) \
+{ \
+  Op *made = NULL; \
+  CvStatus st = prefix ## _create ((const Info *) info, max_slots, \
+      op ? &made : NULL); \
+  if (op) \
+    *op = made; \
+  return st; \
+} \
+static CvStatus \
+prefix ## _any_submit (void *op, int slot, const CvFrame * frame, \
+    const void *params, const CvExec * exec) \
+{ \
+  return prefix ## _submit ((Op *) op, slot, frame, (const Params *) params, \
+      exec); \
+} \
+static const void * \
+prefix ## _any_results (void *op, int slot) \
+{ \
+  return results ((Op *) op, slot); \
+} \
+static void \
+prefix ## _any_destroy (void *op) \
+{ \
+  prefix ## _destroy ((Op *) op); \
+} \
+CV_OPS_EXTERN const CvOps table = { \
+  name, prefix ## _any_create, prefix ## _any_submit, \
+  prefix ## _any_results, prefix ## _any_destroy \
+}
 
 /* ---- edge maps (sobel, canny: CvEdgeMapInfo) ---- */
 

@@ -76,7 +76,7 @@ typedef enum
   CV_TM_CCORR_NORMED = 3,
   CV_TM_CCOEFF = 4,
   CV_TM_CCOEFF_NORMED = 5,
-} CvTemplateMatchMethod;     /* OpenCV's values (cv::TemplateMatchModes) */
+} CvTemplateMatchMethod;        /* OpenCV's values (cv::TemplateMatchModes) */
 
 /* Number of methods (valid methods are 0 .. CV_TM_N_METHODS - 1). */
 #define CV_TM_N_METHODS 6
@@ -191,8 +191,7 @@ cv_template_match_subpixel_offset (float rm, float r0, float rp)
  * offsets of cv_template_match_subpixel_offset () along x (around[0],
  * score, around[1]) and y (around[2], score, around[3]). */
 static inline void
-cv_template_match_subpixel (const CvTemplateMatch * m, double *sx,
-    double *sy)
+cv_template_match_subpixel (const CvTemplateMatch * m, double *sx, double *sy)
 {
   const float r0 = (float) m->score;
 
@@ -321,6 +320,32 @@ typedef struct
   int n_templ;
 } CvTemplateMatchFrameParams;
 
+/* The typed operator (cvop.h): an operator of either backend, made by
+ * that backend's create and passed only to its functions. */
+typedef struct CvTemplateMatchOp CvTemplateMatchOp;
+
+CvStatus cv_template_match_cpu_create (const CvTemplateMatchInfo * info,
+    int max_slots, CvTemplateMatchOp ** op);
+CvStatus cv_template_match_cpu_submit (CvTemplateMatchOp * op, int slot,
+    const CvFrame * frame, const CvTemplateMatchFrameParams * params,
+    const CvExec * exec);
+const CvTemplateMatchResult *cv_template_match_cpu_results (CvTemplateMatchOp
+    * op, int slot);
+void cv_template_match_cpu_destroy (CvTemplateMatchOp * op);
+
+/* CUDA builds only (kernels/nocuda.c defines none of them). */
+CvStatus cv_template_match_cuda_create (const CvTemplateMatchInfo * info,
+    int max_slots, CvTemplateMatchOp ** op);
+CvStatus cv_template_match_cuda_submit (CvTemplateMatchOp * op, int slot,
+    const CvFrame * frame, const CvTemplateMatchFrameParams * params,
+    const CvExec * exec);
+const CvTemplateMatchResult *cv_template_match_cuda_results (CvTemplateMatchOp
+    * op, int slot);
+void cv_template_match_cuda_destroy (CvTemplateMatchOp * op);
+
+/* The generic tables of the typed functions above (CV_OPS_TABLE), as
+ * the elements drive them; in a build without CUDA the CUDA table's
+ * members are all NULL (cv_op_available () is FALSE). */
 extern const CvOps cv_template_match_cpu_ops;
 extern const CvOps cv_template_match_cuda_ops;
 

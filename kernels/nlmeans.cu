@@ -1050,7 +1050,7 @@ namespace {
 
 /* One slot's workspace (one frame in flight on the slot's stream): never
  * shared with another slot. */
-struct NlMeansOp
+struct NlMeansSlot
 {
   CvNlMeansInfo info;
   CvCudaScratch scratch;        /* the passes' partial sums */
@@ -1065,12 +1065,12 @@ struct NlMeansStream
 {
   CvNlMeansInfo info;
   int n_slots;
-  NlMeansOp *slot;
+  NlMeansSlot *slot;
   CudaRing *ring;               /* temporal: made at the first store */
 };
 
 void
-slot_free (NlMeansOp * o)
+slot_free (NlMeansSlot * o)
 {
   cv_cuda_scratch_free (&o->scratch);
   if (o->uv_in.data)
@@ -1083,8 +1083,10 @@ slot_free (NlMeansOp * o)
     cudaFree (o->y_out.data);
 }
 
+}                               /* namespace */
+
 void
-nlmeans_destroy (void *op)
+cv_nlmeans_cuda_destroy (CvNlMeansOp * op)
 {
   NlMeansStream *o = (NlMeansStream *) op;
 
@@ -1098,34 +1100,37 @@ nlmeans_destroy (void *op)
 }
 
 CvStatus
-nlmeans_create (const void *info, int max_slots, void **op)
+cv_nlmeans_cuda_create (const CvNlMeansInfo * info, int max_slots,
+    CvNlMeansOp ** op)
 {
   NlMeansStream *o;
 
   if (!op)
     return CV_ERROR_INVALID_ARGUMENT;
   *op = NULL;
-  if (!cv_nlmeans_info_valid ((const CvNlMeansInfo *) info) || max_slots < 1
+  if (!cv_nlmeans_info_valid (info) || max_slots < 1
       || max_slots > CV_OP_MAX_SLOTS)
     return CV_ERROR_INVALID_ARGUMENT;
   o = (NlMeansStream *) calloc (1, sizeof (NlMeansStream));
   if (!o)
     return CV_ERROR_NO_MEMORY;
-  o->slot = (NlMeansOp *) calloc ((size_t) max_slots, sizeof (NlMeansOp));
+  o->slot = (NlMeansSlot *) calloc ((size_t) max_slots, sizeof (NlMeansSlot));
   if (!o->slot) {
     free (o);
     return CV_ERROR_NO_MEMORY;
   }
-  o->info = *(const CvNlMeansInfo *) info;
+  o->info = *info;
   o->n_slots = max_slots;
   for (int i = 0; i < max_slots; i++)
     o->slot[i].info = o->info;
-  *op = o;
+  *op = (CvNlMeansOp *) o;
   return CV_OK;
 }
 
+namespace {
+
 CvStatus
-ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
+ensure_scratch (NlMeansSlot * o, const CvNlMeansParams * p, const CvFrame * f)
 {
   size_t need = cv_nlmeans_cuda_scratch_size (o->info.width, o->info.height,
       o->info.layout, p);
@@ -1181,7 +1186,7 @@ ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
  * (Cr, Cb, 0, A) planes) into f->out[0]: Y with h, Cr and Cb with h_color
  * (0: kept), converted back with the centre's alpha / padding byte */
 CvStatus
-denoise_ycrcb (NlMeansOp * o, const CvPlane * const *ys,
+denoise_ycrcb (NlMeansSlot * o, const CvPlane * const *ys,
     const CvPlane * const *ccs, int n, int c, const CvFrame * f,
     const CvNlMeansParams * p, cudaStream_t s)
 {
@@ -1203,7 +1208,7 @@ denoise_ycrcb (NlMeansOp * o, const CvPlane * const *ys,
 /* frame c of the window: plane 0 (frames0) with h, the chroma (packed
  * frames uv, NULL: the planes of `in`) with h_color, or copied */
 CvStatus
-denoise_window (NlMeansOp * o, const CvPlane * const *frames0,
+denoise_window (NlMeansSlot * o, const CvPlane * const *frames0,
     const CvPlane * const *uv, int n, int c, const CvFrame * f,
     const CvNlMeansParams * p, cudaStream_t s)
 {
@@ -1245,13 +1250,14 @@ denoise_window (NlMeansOp * o, const CvPlane * const *frames0,
   return st;
 }
 
+}                               /* namespace */
+
 CvStatus
-nlmeans_submit (void *op, int slot, const CvFrame * frame,
-    const void *params, const CvExec * exec)
+cv_nlmeans_cuda_submit (CvNlMeansOp * op, int slot, const CvFrame * frame,
+    const CvNlMeansParams * p, const CvExec * exec)
 {
   NlMeansStream *so = (NlMeansStream *) op;
-  NlMeansOp *o;
-  const CvNlMeansParams *p = (const CvNlMeansParams *) params;
+  NlMeansSlot *o;
   cudaStream_t s = (cudaStream_t) cv_exec_stream (exec);
   const CvPlane *f0[CV_NLMEANS_MAX_TEMPORAL], *fuv[CV_NLMEANS_MAX_TEMPORAL];
   CudaRing *ring;
@@ -1340,17 +1346,5 @@ nlmeans_submit (void *op, int slot, const CvFrame * frame,
       p->radius, frame, p, s);
 }
 
-const void *
-nlmeans_results (void *op, int slot)
-{
-  (void) op;
-  (void) slot;
-  return NULL;
-}
-
-}                               /* namespace */
-
-extern "C" const CvOps cv_nlmeans_cuda_ops = {
-  "nlmeans-cuda", nlmeans_create, nlmeans_submit, nlmeans_results,
-  nlmeans_destroy
-};
+CV_OPS_TABLE (cv_nlmeans_cuda_ops, "nlmeans-cuda", cv_nlmeans_cuda,
+    CvNlMeansOp, CvNlMeansInfo, CvNlMeansParams, cv_op_no_results);
