@@ -156,6 +156,14 @@ cv_convolve_frame_valid (const CvConvolveInfo * i, const CvFrame * f)
 
 /* ---- nlmeans ---- */
 
+/* the width in pixels of plane p >= 1 (cvnlmeans.h: NV12's UV plane, the
+ * one of n_planes 2, has 2-byte pixels, the others 1-byte ones) */
+static inline int
+cv_nlmeans_plane_width (const CvNlMeansInfo * i, int p)
+{
+  return (int) (i->row_bytes[p] / (i->n_planes == 2 ? 2 : 1));
+}
+
 static inline int
 cv_nlmeans_info_valid (const CvNlMeansInfo * i)
 {
@@ -164,11 +172,17 @@ cv_nlmeans_info_valid (const CvNlMeansInfo * i)
   if (!i || !cv_layout_valid (i->layout) || i->width < 1 || i->height < 1
       || i->n_planes < 1 || i->n_planes > CV_MAX_PLANES
       || (i->rgb_mode != CV_NLMEANS_RGB_JOINT
-          && i->rgb_mode != CV_NLMEANS_RGB_YCRCB))
+          && i->rgb_mode != CV_NLMEANS_RGB_YCRCB)
+      || i->temporal_window < 0 || i->temporal_window > CV_NLMEANS_MAX_TEMPORAL
+      || (i->temporal_window > 1 && !(i->temporal_window & 1)))
     return 0;
-  for (p = 1; p < i->n_planes; p++)
-    if (i->row_bytes[p] < 1)
+  for (p = 1; p < i->n_planes; p++) {
+    const int w = cv_nlmeans_plane_width (i, p);
+    if (i->row_bytes[p] < 1 || (i->n_planes == 2 && i->row_bytes[p] % 2)
+        || (w != i->width && w != i->width - i->width / 2)
+        || (i->rows[p] != i->height && i->rows[p] != i->height - i->height / 2))
       return 0;
+  }
   return 1;
 }
 
@@ -188,12 +202,13 @@ cv_nlmeans_frame_valid (const CvNlMeansInfo * i, const CvFrame * f)
   if (!f || !cv_plane_is (&f->in[0], i->width, i->height, i->layout.bpp)
       || !cv_plane_is (&f->out[0], i->width, i->height, i->layout.bpp))
     return 0;
-  for (p = 1; p < i->n_planes; p++)
-    if (!cv_plane_is_part_of (&f->in[p], i->width, i->height, 1)
-        || !cv_plane_is (&f->out[p], f->in[p].width, f->in[p].height, 1)
-        || f->in[p].stride < i->row_bytes[p]
-        || f->out[p].stride < i->row_bytes[p])
+  for (p = 1; p < i->n_planes; p++) {
+    const int w = cv_nlmeans_plane_width (i, p);
+    const int bpp = i->n_planes == 2 ? 2 : 1;
+    if (!cv_plane_is (&f->in[p], w, i->rows[p], bpp)
+        || !cv_plane_is (&f->out[p], w, i->rows[p], bpp))
       return 0;
+  }
   return 1;
 }
 

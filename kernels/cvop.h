@@ -98,17 +98,16 @@ typedef struct
  *          CvXxxInfo, read during the call only) with max_slots slots
  *          (1 .. CV_OP_MAX_SLOTS: the caller's pipeline depth), in *op.
  *          It allocates what the info fixes for every slot: per slot,
- *          the scratch memory, uploads and results of one frame in
- *          flight; per stream, what the frames share (the nlmeans
- *          temporal ring). Workspaces that depend on a frame's parameters
- *          (a search window, a kernel size, a template) are the slot's
- *          too and grow at a submit into that slot when the parameters
- *          need more. There is no other scratch convention: callers never
- *          pass memory of their own besides the frame's planes.
- *          Not yet so: cv_nlmeans_cuda_ops makes a slot's device planes
- *          (sized by the info alone) at that slot's first frame, and
- *          the nlmeans temporal ring at the first stored frame (its size
- *          is the temporal window, a parameter).
+ *          the scratch memory, device planes, uploads and results of one
+ *          frame in flight; per stream, what the frames share (the
+ *          nlmeans temporal ring, whose window is the info's).
+ *          Workspaces that depend on a frame's parameters (a search
+ *          window or patch size, a chain's kernels, a template, mean
+ *          shift's segment mode) are the slot's too and grow at a submit
+ *          into that slot when the parameters need more. There is no other
+ *          scratch convention: callers never pass memory of their own
+ *          besides the frame's planes, and nothing below the operators
+ *          takes a workspace from outside the operator.
  * submit:  one frame in slot `slot` (0 .. max_slots - 1) with the
  *          parameter snapshot params (the algorithm's CvXxxParams, read
  *          during the call only, except where the algorithm says
@@ -136,8 +135,8 @@ typedef struct
 typedef struct
 {
   const char *name;
-  CvStatus (*create) (const void *info, int max_slots, void **op);
-  CvStatus (*submit) (void *op, int slot, const CvFrame * frame,
+    CvStatus (*create) (const void *info, int max_slots, void **op);
+    CvStatus (*submit) (void *op, int slot, const CvFrame * frame,
       const void *params, const CvExec * exec);
   const void *(*results) (void *op, int slot);
   void (*destroy) (void *op);

@@ -261,15 +261,18 @@ CvStatus cv_template_stats (CvTemplate * t);
  * 0.5 (see cpu-fallback/templatematch-fft.c; the direct path is used
  * where it is not). The CPU operator chooses by a cost model measured on
  * x86-64 (docs/cudatemplatematch.md); the environment variable
- * CUDAVISION_TM_PATH=direct or =fft, read at the operator's first frame,
+ * CUDAVISION_TM_PATH=direct or =fft, read when the operator is made,
  * forces one (fft: where FFTW is built in and the bound holds); on the GPU
  * CUDAVISION_TM_PATH=direct or =gemm forces its kernel. Window sums by
  * sliding column sums (CPU) or integral images (GPU), O(W H). Scores are
  * the same on every path.
- * Memory: the operators keep a workspace per slot from frame to frame
- * (CPU: FFT plans and the template's spectrum, the luma of RGB frames, the
- * float scores; GPU: device buffers, the template uploaded into the slot
- * when its id changes there, the pinned results) and grow them as needed. On the CPU, score images above 64 Mi windows
+ * Memory: the operators keep a workspace per slot from frame to frame,
+ * made at create for what the info fixes (GPU: the luma of RGB frames,
+ * the reductions, the device and pinned results) and grown at a submit
+ * for what the template needs (CPU: FFT plans and the template's
+ * spectrum, the luma of RGB frames, the float scores; GPU: the template
+ * uploaded into the slot when its id changes there, the score images,
+ * the integral images). On the CPU, score images above 64 Mi windows
  * (256 MB of floats) are computed in bands of rows: the correlation then
  * runs once per match searched (max_matches times) instead of once, with
  * the same results.

@@ -918,8 +918,10 @@ compare_nlmeans (const Mem * m, const CvOps * test, gboolean big)
         info.width = w;
         info.height = h;
         info.n_planes = fmt->n_planes;
-        for (p = 1; p < fmt->n_planes; p++)
+        for (p = 1; p < fmt->n_planes; p++) {
           info.row_bytes[p] = (size_t) c.in[p].width * fmt->bpp[p];
+          info.rows[p] = c.in[p].height;
+        }
         c.nlmeans = TRUE;
         c.what = g_strdup_printf ("nlmeans %dx%d %s h %g patch %d search %d "
             "patch-sigma %g sigma %g, seed %u", w, h, fmt->name, prm->h,
@@ -1368,8 +1370,10 @@ setup_init (Setup * s, int algo, int f, int w, int h, const Mem * m)
   s->nlmeans.width = w;
   s->nlmeans.height = h;
   s->nlmeans.n_planes = fmt->n_planes;
-  for (p = 1; p < fmt->n_planes; p++)
+  for (p = 1; p < fmt->n_planes; p++) {
     s->nlmeans.row_bytes[p] = (size_t) plane_w (fmt, p, w) * fmt->bpp[p];
+    s->nlmeans.rows[p] = plane_h (fmt, p, h);
+  }
   s->nlmeans_p.h = 10;
   s->nlmeans_p.patch_size = 3;
   s->nlmeans_p.search_window = 5;
@@ -1538,8 +1542,15 @@ check_create (const CvOps * ops, int algo)
         BAD (nlmeans.layout.g, 7);
         BAD (nlmeans.rgb_mode, 2);
         BAD (nlmeans.rgb_mode, -1);
-        if (s.nlmeans.n_planes > 1)
+        BAD (nlmeans.temporal_window, 2);
+        BAD (nlmeans.temporal_window, CV_NLMEANS_MAX_TEMPORAL + 2);
+        BAD (nlmeans.temporal_window, -1);
+        if (s.nlmeans.n_planes > 1) {
           BAD (nlmeans.row_bytes[1], 0);
+          BAD (nlmeans.row_bytes[1], s.nlmeans.row_bytes[1] + 1);
+          BAD (nlmeans.rows[1], 0);
+          BAD (nlmeans.rows[1], s.nlmeans.rows[1] + 2);
+        }
         break;
       case A_TM:
         BAD (tm.width, 0);
@@ -1988,7 +1999,7 @@ GST_START_TEST (test_planes)
     /* nlmeans on I420: the chroma copied, row_bytes per row */
     {
       CvNlMeansInfo info = { {1, -1, -1, -1}, w, h, 3, {0, (size_t) cw,
-          (size_t) cw, 0}
+          (size_t) cw, 0}, CV_NLMEANS_RGB_JOINT, 0, {0, ch, ch, 0}
       };
       CvNlMeansParams prm = { 10, 3, 5, 0, 0 };
 
