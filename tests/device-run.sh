@@ -58,30 +58,48 @@ if [ -d "$b/extra-lib" ]; then
 fi
 nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv 2>&1 | tee "$out/device.txt"
 status=0
-# test_cvops's CUDA test functions (each runnable alone with GST_CHECKS)
+# the operator test programs (test_op, test_op_<algorithm>: the
+# operators' C interface, no element), and the CUDA test functions of one
+# (each runnable alone with GST_CHECKS)
+op_programs() {
+  for p in "$1"/tests/test_op "$1"/tests/test_op_*; do
+    [ -x "$p" ] && [ -f "$p" ] && echo "$p"
+  done
+}
 cuda_test_functions() {
   grep -aoE 'test_cuda_[a-z0-9_]+' "$1" | sort -u
 }
 if [ "$what" = tests ] || [ "$what" = all ]; then
+  ops_done=
   for t in "$b"/tests/test_*; do
     [ -x "$t" ] && [ -f "$t" ] || continue
     n=$(basename "$t")
-    if [ "$n" = test_cvops ]; then
-      # more than 220 s as one program on an H200 (2026-11-27): each CUDA
-      # test function in its own process, all at once (GST_CHECKS)
-      for f in $(cuda_test_functions "$t"); do
-        CUDAVISION_TEST_BACKEND=cuda CK_FORK=no GST_CHECKS=$f \
-          timeout ${TEST_TIMEOUT:-300} "$t" > "$out/$n-$f.log" 2>&1 &
-      done
-      wait
-      for f in $(cuda_test_functions "$t"); do
-        l="$out/$n-$f.log"
-        grep -qE '^100%: Checks' "$l" || status=1
-        printf '%-28s %s\n' "$n $f" "$(grep -E '^[0-9]+%: Checks' "$l" | tail -1)"
-        grep -E ':[EF]:' "$l" | head -5
-      done
-      continue
-    fi
+    case "$n" in
+      test_op|test_op_*)
+        # the operator programs together, when the first is met: their
+        # predecessor (test_cvops) needed more than 220 s as one program on
+        # an H200 (2026-11-27), so every CUDA test function of every one
+        # runs in its own process, all at once (GST_CHECKS)
+        [ -n "$ops_done" ] && continue
+        ops_done=1
+        for p in $(op_programs "$b"); do
+          for f in $(cuda_test_functions "$p"); do
+            CUDAVISION_TEST_BACKEND=cuda CK_FORK=no GST_CHECKS=$f \
+              timeout ${TEST_TIMEOUT:-300} "$p" > "$out/$(basename "$p")-$f.log" 2>&1 &
+          done
+        done
+        wait
+        for p in $(op_programs "$b"); do
+          for f in $(cuda_test_functions "$p"); do
+            l="$out/$(basename "$p")-$f.log"
+            grep -qE '^100%: Checks' "$l" || status=1
+            printf '%-48s %s\n' "$(basename "$p") $f" "$(grep -E '^[0-9]+%: Checks' "$l" | tail -1)"
+            grep -E ':[EF]:' "$l" | head -5
+          done
+        done
+        continue
+        ;;
+    esac
     CUDAVISION_TEST_BACKEND=cuda CK_FORK=no timeout ${TEST_TIMEOUT:-300} "$t" > "$out/$n.log" 2>&1
     rc=$?
     [ $rc -eq 0 ] || status=1
@@ -179,13 +197,15 @@ if [ "$what" = sanitize ]; then
   #   out-of-bounds, misaligned and uninitialised accesses, device and
   #   pinned memory still held at exit), CVOPS_SMALL=1;
   # - racecheck (shared-memory hazards) over every kernel: each CUDA test
-  #   function of test_cvops on its own (GST_CHECKS), small sizes;
+  #   function of each operator program (test_op, test_op_<algorithm>) on
+  #   its own (GST_CHECKS), small sizes;
   # - the sweep's cases (real upstream elements, one process per case) under
   #   memcheck --leak-check full through sweep.py --wrap, SANITIZE_SWEEP
   #   cases (default 48). The registry is made first, outside the
   #   sanitizer, and not scanned again in a child (GST_REGISTRY_FORK=no):
   #   gst-plugin-scanner would otherwise be forked under it.
-  # SANITIZE_TESTS / SANITIZE_RACECHECK narrow the lists; TEST_TIMEOUT
+  # SANITIZE_TESTS (programs) / SANITIZE_RACECHECK (CUDA test functions,
+  # in each operator program that has them) narrow the lists; TEST_TIMEOUT
   # (default 480 s) bounds each run. Any error, hazard or leak fails.
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   jobs=${SANITIZE_JOBS:-8}
@@ -199,7 +219,7 @@ if [ "$what" = sanitize ]; then
       timeout "${TEST_TIMEOUT:-480}" "$cs" --tool "$tool" "${extra[@]}" \
       --error-exitcode 86 "$prog" > "$out/$log.log" 2>&1
     rc=$?
-    printf '%-44s rc=%-3d %s | %s\n' "$log" "$rc" \
+    printf '%-60s rc=%-3d %s | %s\n' "$log" "$rc" \
       "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$log.log" | tail -1)" \
       "$(grep -E '^[0-9]+%: Checks' "$out/$log.log" | tail -1)" >> "$out/sanitize-summary.txt"
   }
@@ -212,11 +232,13 @@ if [ "$what" = sanitize ]; then
     case " ${SANITIZE_TESTS:-$n} " in *" $n "*) ;; *) continue ;; esac
     runs+=("memcheck-$n memcheck $t")
   done
-  if [ -x "$b/tests/test_cvops" ]; then
-    for f in ${SANITIZE_RACECHECK:-$(cuda_test_functions "$b/tests/test_cvops")}; do
-      runs+=("racecheck-$f racecheck $b/tests/test_cvops GST_CHECKS=$f")
+  for p in $(op_programs "$b"); do
+    np=$(basename "$p")
+    for f in ${SANITIZE_RACECHECK:-$(cuda_test_functions "$p")}; do
+      cuda_test_functions "$p" | grep -qx "$f" || continue
+      runs+=("racecheck-$np-$f racecheck $p GST_CHECKS=$f")
     done
-  fi
+  done
   for r in "${runs[@]}"; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
     # shellcheck disable=SC2086
@@ -230,7 +252,7 @@ if [ "$what" = sanitize ]; then
       --work /tmp/cv-sweep-memcheck --keep --report "$out/sweep-memcheck-report.txt" \
       --wrap "$cs --tool memcheck --leak-check full --error-exitcode 86" \
       > "$out/sweep-memcheck.log" 2>&1
-    printf '%-44s rc=%-3d %s\n' sweep-memcheck "$?" \
+    printf '%-60s rc=%-3d %s\n' sweep-memcheck "$?" \
       "$(grep -E '^seed [0-9]+:' "$out/sweep-memcheck.log" | tail -1)" >> "$out/sanitize-summary.txt"
   fi
   cat "$out/sanitize-summary.txt"
