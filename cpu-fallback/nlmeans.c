@@ -700,7 +700,8 @@ cv_nlmeans_cpu_submit (CvNlMeansOp * op, int slot, const CvFrame * frame,
   CvFrame f;
   int i;
 
-  if (!o || slot < 0 || slot >= o->n_slots || !cv_nlmeans_params_valid (p))
+  if (!o || slot < 0 || slot >= o->n_slots || !cv_nlmeans_params_valid (p)
+      || !frame)
     return CV_ERROR_INVALID_ARGUMENT;
   if (!o->ring) {
     /* every frame on its own */
@@ -718,9 +719,8 @@ cv_nlmeans_cpu_submit (CvNlMeansOp * op, int slot, const CvFrame * frame,
   /* a temporal window: store frame->in, denoise frame centre */
   if (!cv_nlmeans_window_params_valid (p, o->info.temporal_window)
       || (p->store >= 0 && !cv_nlmeans_frame_valid (&o->info, frame))
-      || (p->store < 0 && p->centre >= 0 && (!frame
-              || !cv_plane_is (&frame->out[0], o->info.width,
-                  o->info.height, o->info.layout.bpp))))
+      || (p->store < 0 && p->centre >= 0 && !cv_plane_is (&frame->out[0],
+              o->info.width, o->info.height, o->info.layout.bpp)))
     return CV_ERROR_INVALID_ARGUMENT;
   if (p->store < 0 && p->centre < 0)
     return CV_OK;

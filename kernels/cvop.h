@@ -135,8 +135,8 @@ typedef struct
 typedef struct
 {
   const char *name;
-    CvStatus (*create) (const void *info, int max_slots, void **op);
-    CvStatus (*submit) (void *op, int slot, const CvFrame * frame,
+  CvStatus (*create) (const void *info, int max_slots, void **op);
+  CvStatus (*submit) (void *op, int slot, const CvFrame * frame,
       const void *params, const CvExec * exec);
   const void *(*results) (void *op, int slot);
   void (*destroy) (void *op);
