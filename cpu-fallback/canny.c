@@ -26,7 +26,7 @@ typedef struct
   int32_t *mag;                 /* (w + 2) x (h + 2), 0 on the border */
   uint8_t *cls;                 /* w x h */
   int32_t *stack;               /* w x h */
-} CannyOp;
+} CannySlot;
 
 /* the luma of row y into lum[r .. r + w - 1], r replicated pixels each
  * side */
@@ -54,7 +54,7 @@ canny_luma_row (const CvPlane * src, CvLumaLayout l, int y, int r,
 
 /* dx, dy and the magnitude of every pixel */
 static CvStatus
-canny_gradients (CannyOp * o, const CvPlane * src, int k, int l2,
+canny_gradients (CannySlot * o, const CvPlane * src, int k, int l2,
     const CvExec * exec)
 {
   const int w = o->info.width, h = o->info.height, r = k / 2;
@@ -102,7 +102,7 @@ canny_gradients (CannyOp * o, const CvPlane * src, int k, int l2,
 }
 
 static void
-canny_classes (CannyOp * o, int low, int high, const CvExec * exec)
+canny_classes (CannySlot * o, int low, int high, const CvExec * exec)
 {
   const int w = o->info.width, h = o->info.height;
   const size_t ms = (size_t) w + 2;
@@ -123,7 +123,7 @@ canny_classes (CannyOp * o, int low, int high, const CvExec * exec)
 
 /* strong pixels, and weak pixels 8-connected to them: CANNY_EDGE */
 static void
-canny_hysteresis (CannyOp * o)
+canny_hysteresis (CannySlot * o)
 {
   const int w = o->info.width, h = o->info.height;
   uint8_t *cls = o->cls;
@@ -159,10 +159,8 @@ canny_hysteresis (CannyOp * o)
 /* ---- the operator (cvcanny.h) ---- */
 
 static void
-canny_slot_destroy (void *op)
+canny_slot_destroy (CannySlot * o)
 {
-  CannyOp *o = op;
-
   if (!o)
     return;
   free (o->dx);
@@ -174,20 +172,20 @@ canny_slot_destroy (void *op)
 }
 
 static CvStatus
-canny_slot_create (const void *info, void **op)
+canny_slot_create (const CvCannyInfo * info, CannySlot ** slot)
 {
-  CannyOp *o;
+  CannySlot *o;
   size_t n;
 
-  if (!op)
+  if (!slot)
     return CV_ERROR_INVALID_ARGUMENT;
-  *op = NULL;
+  *slot = NULL;
   if (!cv_edge_map_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
-  o = calloc (1, sizeof (CannyOp));
+  o = calloc (1, sizeof (CannySlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;
-  o->info = *(const CvCannyInfo *) info;
+  o->info = *info;
   n = (size_t) o->info.width * o->info.height;
   o->dx = malloc (n * sizeof (int16_t));
   o->dy = malloc (n * sizeof (int16_t));
@@ -200,20 +198,18 @@ canny_slot_create (const void *info, void **op)
     canny_slot_destroy (o);
     return CV_ERROR_NO_MEMORY;
   }
-  *op = o;
+  *slot = o;
   return CV_OK;
 }
 
 static CvStatus
-canny_slot_submit (void *op, const CvFrame * frame, const void *params,
-    const CvExec * exec)
+canny_slot_submit (CannySlot * o, const CvFrame * frame,
+    const CvCannyParams * p, const CvExec * exec)
 {
-  CannyOp *o = op;
-  const CvCannyParams *p = params;
-  const int w = o ? o->info.width : 0, h = o ? o->info.height : 0;
+  const int w = o->info.width, h = o->info.height;
   int k, low, high, status, i;
 
-  if (!o || !p || !cv_edge_map_frame_valid (&o->info, frame)
+  if (!p || !cv_edge_map_frame_valid (&o->info, frame)
       || !cv_canny_params_valid (p))
     return CV_ERROR_INVALID_ARGUMENT;
   k = p->kernel_size == 0 ? 3 : p->kernel_size;
@@ -244,11 +240,7 @@ canny_slot_submit (void *op, const CvFrame * frame, const void *params,
   return CV_OK;
 }
 
-static const void *
-canny_slot_results (void *op)
-{
-  (void) op;
-  return NULL;
-}
-
-CV_OPS_FROM_SLOTS (cv_canny_cpu_ops, "canny-cpu", canny_slot);
+CV_SLOT_OP_FUNCTIONS (cv_canny_cpu, canny_slot, CannySlot, CvCannyOp,
+    CvCannyInfo, CvCannyParams);
+CV_OPS_TABLE (cv_canny_cpu_ops, "canny-cpu", cv_canny_cpu, CvCannyOp,
+    CvCannyInfo, CvCannyParams, cv_op_no_results);

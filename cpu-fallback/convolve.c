@@ -489,35 +489,34 @@ done:
 typedef struct
 {
   CvConvolveInfo info;
-} ConvolveOp;
+} ConvolveSlot;
 
 static CvStatus
-convolve_slot_create (const void *info, void **op)
+convolve_slot_create (const CvConvolveInfo * info, ConvolveSlot ** slot)
 {
-  ConvolveOp *o;
+  ConvolveSlot *o;
 
-  if (!op)
+  if (!slot)
     return CV_ERROR_INVALID_ARGUMENT;
-  *op = NULL;
+  *slot = NULL;
   if (!cv_convolve_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
-  o = calloc (1, sizeof (ConvolveOp));
+  o = calloc (1, sizeof (ConvolveSlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;
-  o->info = *(const CvConvolveInfo *) info;
-  *op = o;
+  o->info = *info;
+  *slot = o;
   return CV_OK;
 }
 
 static CvStatus
-convolve_slot_submit (void *op, const CvFrame * frame, const void *params,
-    const CvExec * exec)
+convolve_slot_submit (ConvolveSlot * o, const CvFrame * frame,
+    const CvConvolveParams * params, const CvExec * exec)
 {
-  ConvolveOp *o = op;
   CvFrame f;
   int p, status = CV_OK;
 
-  if (!o || !params || !cv_convolve_frame_valid (&o->info, frame))
+  if (!params || !cv_convolve_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;
   f = *frame;
   /* the chain on every plane, each at its own size */
@@ -527,17 +526,13 @@ convolve_slot_submit (void *op, const CvFrame * frame, const void *params,
   return status;
 }
 
-static const void *
-convolve_slot_results (void *op)
-{
-  (void) op;
-  return NULL;
-}
-
 static void
-convolve_slot_destroy (void *op)
+convolve_slot_destroy (ConvolveSlot * o)
 {
-  free (op);
+  free (o);
 }
 
-CV_OPS_FROM_SLOTS (cv_convolve_cpu_ops, "convolve-cpu", convolve_slot);
+CV_SLOT_OP_FUNCTIONS (cv_convolve_cpu, convolve_slot, ConvolveSlot,
+    CvConvolveOp, CvConvolveInfo, CvConvolveParams);
+CV_OPS_TABLE (cv_convolve_cpu_ops, "convolve-cpu", cv_convolve_cpu,
+    CvConvolveOp, CvConvolveInfo, CvConvolveParams, cv_op_no_results);

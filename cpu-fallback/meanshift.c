@@ -489,38 +489,34 @@ typedef struct
   CvMeanShiftSegments seg;
   int segmented;                /* the last submit succeeded in segment
                                  * mode */
-} MeanShiftOp;
+} MeanShiftSlot;
 
 static CvStatus
-meanshift_slot_create (const void *info, void **op)
+meanshift_slot_create (const CvMeanShiftInfo * info, MeanShiftSlot ** slot)
 {
-  MeanShiftOp *o;
+  MeanShiftSlot *o;
 
-  if (!op)
+  if (!slot)
     return CV_ERROR_INVALID_ARGUMENT;
-  *op = NULL;
+  *slot = NULL;
   if (!cv_meanshift_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
-  o = calloc (1, sizeof (MeanShiftOp));
+  o = calloc (1, sizeof (MeanShiftSlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;
-  o->info = *(const CvMeanShiftInfo *) info;
-  *op = o;
+  o->info = *info;
+  *slot = o;
   return CV_OK;
 }
 
 static CvStatus
-meanshift_slot_submit (void *op, const CvFrame * frame, const void *params,
-    const CvExec * exec)
+meanshift_slot_submit (MeanShiftSlot * o, const CvFrame * frame,
+    const CvMeanShiftParams * p, const CvExec * exec)
 {
-  MeanShiftOp *o = op;
-  const CvMeanShiftParams *p = params;
-  const size_t n = o ? (size_t) o->info.width * o->info.height : 0;
+  const size_t n = (size_t) o->info.width * o->info.height;
   CvFrame f;
   int segment, status;
 
-  if (!o)
-    return CV_ERROR_INVALID_ARGUMENT;
   o->segmented = 0;
   if (!p || !cv_meanshift_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;
@@ -541,23 +537,25 @@ meanshift_slot_submit (void *op, const CvFrame * frame, const void *params,
   return status;
 }
 
-static const void *
-meanshift_slot_results (void *op)
+static const CvMeanShiftSegments *
+meanshift_slot_results (MeanShiftSlot * o)
 {
-  MeanShiftOp *o = op;
-
-  return o && o->segmented ? &o->seg : NULL;
+  return o->segmented ? &o->seg : NULL;
 }
 
 static void
-meanshift_slot_destroy (void *op)
+meanshift_slot_destroy (MeanShiftSlot * o)
 {
-  MeanShiftOp *o = op;
-
   if (!o)
     return;
   cv_workspace_free (o->labels);
   free (o);
 }
 
-CV_OPS_FROM_SLOTS (cv_meanshift_cpu_ops, "meanshift-cpu", meanshift_slot);
+CV_SLOT_OP_FUNCTIONS (cv_meanshift_cpu, meanshift_slot, MeanShiftSlot,
+    CvMeanShiftOp, CvMeanShiftInfo, CvMeanShiftParams);
+CV_SLOT_OP_RESULTS (cv_meanshift_cpu, meanshift_slot, MeanShiftSlot,
+    CvMeanShiftOp, CvMeanShiftSegments);
+CV_OPS_TABLE (cv_meanshift_cpu_ops, "meanshift-cpu", cv_meanshift_cpu,
+    CvMeanShiftOp, CvMeanShiftInfo, CvMeanShiftParams,
+    cv_meanshift_cpu_results);

@@ -488,49 +488,40 @@ ycrcb_pass (CvNlMeansPass * ps, const CvPlane * const *frames, int n,
 }
 
 /* frame c of the converted frames[0 .. n-1] into out (packed RGB): Y with
- * h, Cr and Cb together with h_color (0: kept), converted back */
+ * h, Cr and Cb together with h_color (0: kept) into tmp (a converted
+ * frame's plane), converted back */
 static CvStatus
 denoise_ycrcb (const CvNlMeansInfo * info, const CvPlane * const *frames,
-    int n, int c, CvPlane * out, const CvNlMeansParams * p, const CvExec * exec)
+    int n, int c, CvPlane * tmp, CvPlane * out, const CvNlMeansParams * p,
+    const CvExec * exec)
 {
   CvNlMeansPass ps;
-  CvPlane tmp;
   int status;
 
-  tmp.width = info->width;
-  tmp.height = info->height;
-  tmp.stride = (size_t) info->width * 4;
-  tmp.data = cv_workspace_alloc (info->height, tmp.stride);
-  if (!tmp.data)
-    return CV_ERROR_NO_MEMORY;
-  ycrcb_pass (&ps, frames, n, c, 0, 1, &tmp);
+  ycrcb_pass (&ps, frames, n, c, 0, 1, tmp);
   status = cv_nlmeans_cpu_pass (&ps, p, p->h, exec);
   if (status == CV_OK && p->h_color > 0) {
-    ycrcb_pass (&ps, frames, n, c, 1, 2, &tmp);
+    ycrcb_pass (&ps, frames, n, c, 1, 2, tmp);
     status = cv_nlmeans_cpu_pass (&ps, p, p->h_color, exec);
   }
   if (status == CV_OK)
-    ycrcb_back (&tmp, &frames[c][0], !(p->h_color > 0), info->layout, out,
-        exec);
-  cv_workspace_free (tmp.data);
+    ycrcb_back (tmp, &frames[c][0], !(p->h_color > 0), info->layout, out, exec);
   return status;
 }
 
-/* The CPU ring: n frames of the stream's plane sizes, tightly packed. */
+/* Frames of the stream's plane sizes, tightly packed, in one block: the
+ * temporal ring (n entries), or the converted frames of rgb-mode ycrcb. */
 typedef struct
 {
-  int n, n_planes;
-  int ycc;                      /* rgb-mode ycrcb: plane 0 converted */
+  int n;
   uint8_t *mem;
   long long *index;             /* frame stored at each entry, -1: none */
   CvPlane *planes;              /* n x CV_MAX_PLANES */
-} CpuRing;
+} CpuFrames;
 
 static void
-cpu_ring_free (void *storage)
+cpu_frames_free (CpuFrames * r)
 {
-  CpuRing *r = storage;
-
   if (!r)
     return;
   cv_workspace_free (r->mem);
@@ -539,44 +530,51 @@ cpu_ring_free (void *storage)
   free (r);
 }
 
-/* bytes per row of plane p in the ring (ycrcb: the converted frame) */
-static size_t
-plane_row_bytes (const CvNlMeansInfo * info, const CvPlane * in, int p)
+/* plane p of a stored frame: its size and tightly packed rows (rgb-mode
+ * ycrcb: plane 0 converted, 4 bytes per pixel) */
+static CvPlane
+stored_plane (const CvNlMeansInfo * info, int p)
 {
-  return p == 0 ? (size_t) in->width * (cv_nlmeans_info_ycrcb (info) ? 4 :
-      info->layout.bpp) : info->row_bytes[p];
+  CvPlane pl;
+
+  pl.data = NULL;
+  pl.width = p == 0 ? info->width : cv_nlmeans_plane_width (info, p);
+  pl.height = p == 0 ? info->height : info->rows[p];
+  pl.stride = p == 0 ? (size_t) info->width *
+      (cv_nlmeans_info_ycrcb (info) ? 4 : info->layout.bpp) :
+      info->row_bytes[p];
+  return pl;
 }
 
-static CpuRing *
-cpu_ring_new (const CvNlMeansInfo * info, const CvFrame * frame, int n)
+/* n frames of planes 0 .. n_planes - 1, every index -1 (none stored) */
+static CpuFrames *
+cpu_frames_new (const CvNlMeansInfo * info, int n, int n_planes)
 {
-  CpuRing *r = calloc (1, sizeof (CpuRing));
+  CpuFrames *r = calloc (1, sizeof (CpuFrames));
   size_t per = 0, o;
   int i, p;
 
   if (!r)
     return NULL;
   r->n = n;
-  r->n_planes = info->n_planes;
-  r->ycc = cv_nlmeans_info_ycrcb (info);
-  for (p = 0; p < info->n_planes; p++)
-    per += plane_row_bytes (info, &frame->in[p], p) * frame->in[p].height;
+  for (p = 0; p < n_planes; p++) {
+    const CvPlane pl = stored_plane (info, p);
+    per += pl.stride * pl.height;
+  }
   r->mem = cv_workspace_alloc (n, per);
   r->index = malloc (sizeof (long long) * n);
   r->planes = calloc ((size_t) n * CV_MAX_PLANES, sizeof (CvPlane));
   if (!r->mem || !r->index || !r->planes) {
-    cpu_ring_free (r);
+    cpu_frames_free (r);
     return NULL;
   }
   for (i = 0; i < n; i++) {
     r->index[i] = -1;
     o = per * i;
-    for (p = 0; p < info->n_planes; p++) {
+    for (p = 0; p < n_planes; p++) {
       CvPlane *pl = &r->planes[i * CV_MAX_PLANES + p];
+      *pl = stored_plane (info, p);
       pl->data = r->mem + o;
-      pl->stride = plane_row_bytes (info, &frame->in[p], p);
-      pl->width = frame->in[p].width;
-      pl->height = frame->in[p].height;
       o += pl->stride * pl->height;
     }
   }
@@ -586,19 +584,36 @@ cpu_ring_new (const CvNlMeansInfo * info, const CvFrame * frame, int n)
 /* ---- the operator (cvnlmeans.h) ---- */
 
 /* The CPU computes one frame at a time (the caller's frames in flight are
- * complete once submit returns): the slots need no memory of their own,
- * the stream's temporal ring is the operator's. */
+ * complete once submit returns): the slots need no memory of their own;
+ * the stream's temporal ring and the YCrCb planes are the operator's. */
 typedef struct
 {
   CvNlMeansInfo info;
   int n_slots;
-  CpuRing *ring;                /* temporal: made at the first store */
-} NlMeansOp;
+  CpuFrames *ring;              /* temporal_window >= 3 */
+  CpuFrames *ycc;               /* rgb-mode ycrcb: the denoised YCrCb
+                                 * frame (the last entry) and, without a
+                                 * ring, this frame converted (the
+                                 * first) */
+} NlMeansCpuOp;
 
-static CvStatus
-nlmeans_create (const void *info, int max_slots, void **op)
+void
+cv_nlmeans_cpu_destroy (CvNlMeansOp * op)
 {
-  NlMeansOp *o;
+  NlMeansCpuOp *o = (NlMeansCpuOp *) op;
+
+  if (!o)
+    return;
+  cpu_frames_free (o->ring);
+  cpu_frames_free (o->ycc);
+  free (o);
+}
+
+CvStatus
+cv_nlmeans_cpu_create (const CvNlMeansInfo * info, int max_slots,
+    CvNlMeansOp ** op)
+{
+  NlMeansCpuOp *o;
 
   if (!op)
     return CV_ERROR_INVALID_ARGUMENT;
@@ -606,26 +621,43 @@ nlmeans_create (const void *info, int max_slots, void **op)
   if (!cv_nlmeans_info_valid (info) || max_slots < 1
       || max_slots > CV_OP_MAX_SLOTS)
     return CV_ERROR_INVALID_ARGUMENT;
-  o = calloc (1, sizeof (NlMeansOp));
+  o = calloc (1, sizeof (NlMeansCpuOp));
   if (!o)
     return CV_ERROR_NO_MEMORY;
-  o->info = *(const CvNlMeansInfo *) info;
+  o->info = *info;
   o->n_slots = max_slots;
-  *op = o;
+  if (info->temporal_window > 1) {
+    o->ring = cpu_frames_new (info,
+        cv_nlmeans_ring_size (info->temporal_window), info->n_planes);
+    if (!o->ring)
+      goto no_memory;
+  }
+  if (cv_nlmeans_info_ycrcb (info)) {
+    o->ycc = cpu_frames_new (info, o->ring ? 1 : 2, 1);
+    if (!o->ycc)
+      goto no_memory;
+  }
+  *op = (CvNlMeansOp *) o;
   return CV_OK;
+
+no_memory:
+  cv_nlmeans_cpu_destroy ((CvNlMeansOp *) o);
+  return CV_ERROR_NO_MEMORY;
 }
 
 /* frame `centre` of the window frames[0 .. n-1] (centre index c) into out:
  * plane 0 with h, the chroma with h_color (or copied) */
 static CvStatus
-denoise_window (const CvNlMeansInfo * info, const CvPlane * const *frames,
-    int n, int c, CvPlane * out, const CvNlMeansParams * p, const CvExec * exec)
+denoise_window (NlMeansCpuOp * o, const CvPlane * const *frames, int n,
+    int c, CvPlane * out, const CvNlMeansParams * p, const CvExec * exec)
 {
+  const CvNlMeansInfo *info = &o->info;
   CvNlMeansPass ps;
   int status, q;
 
-  if (cv_nlmeans_info_ycrcb (info))
-    return denoise_ycrcb (info, frames, n, c, out, p, exec);
+  if (o->ycc)
+    return denoise_ycrcb (info, frames, n, c,
+        &o->ycc->planes[(o->ycc->n - 1) * CV_MAX_PLANES], out, p, exec);
   if (info->layout.bpp == 4)    /* alpha / padding byte */
     cv_copy_plane_cpu (&frames[c][0], &out[0], (size_t) info->width * 4);
   cv_nlmeans_pass_packed (&ps, info->layout, frames, n, c, &out[0]);
@@ -642,103 +674,74 @@ denoise_window (const CvNlMeansInfo * info, const CvPlane * const *frames,
   return status;
 }
 
-static CvStatus
-nlmeans_submit (void *op, int slot, const CvFrame * frame,
-    const void *params, const CvExec * exec)
+/* frame->in into the ring as frame `store` (rgb-mode ycrcb: converted
+ * once, here) */
+static void
+ring_store (NlMeansCpuOp * o, const CvFrame * f, long long store,
+    const CvExec * exec)
 {
-  NlMeansOp *o = op;
-  const CvNlMeansParams *p = params;
+  CpuFrames *ring = o->ring;
+  const int e = (int) (store % ring->n);
+  CvPlane *entry = &ring->planes[e * CV_MAX_PLANES];
+  int q = 0;
+
+  if (o->ycc) {
+    ycrcb_convert (&f->in[0], o->info.layout, &entry[0], exec);
+    q = 1;
+  }
+  for (; q < o->info.n_planes; q++)
+    cv_copy_plane_cpu (&f->in[q], &entry[q], entry[q].stride);
+  ring->index[e] = store;
+}
+
+CvStatus
+cv_nlmeans_cpu_submit (CvNlMeansOp * op, int slot, const CvFrame * frame,
+    const CvNlMeansParams * p, const CvExec * exec)
+{
+  NlMeansCpuOp *o = (NlMeansCpuOp *) op;
   const CvPlane *frames[CV_NLMEANS_MAX_TEMPORAL];
-  CpuRing *ring;
   CvFrame f;
-  int i, q;
+  int i;
 
   if (!o || slot < 0 || slot >= o->n_slots || !cv_nlmeans_params_valid (p)
-      || (p->temporal_window <= 1 && !cv_nlmeans_frame_valid (&o->info, frame)))
+      || !frame)
     return CV_ERROR_INVALID_ARGUMENT;
-  f = *frame;
-  if (p->temporal_window <= 1 && cv_nlmeans_info_ycrcb (&o->info)) {
-    CvPlane conv;
-    int st;
-    conv.width = o->info.width;
-    conv.height = o->info.height;
-    conv.stride = (size_t) o->info.width * 4;
-    conv.data = cv_workspace_alloc (o->info.height, conv.stride);
-    if (!conv.data)
-      return CV_ERROR_NO_MEMORY;
-    ycrcb_convert (&f.in[0], o->info.layout, &conv, exec);
-    frames[0] = &conv;
-    st = denoise_window (&o->info, frames, 1, 0, f.out, p, exec);
-    cv_workspace_free (conv.data);
-    return st;
-  }
-  if (p->temporal_window <= 1) {
+  if (!o->ring) {
+    /* every frame on its own */
+    if (!cv_nlmeans_frame_valid (&o->info, frame))
+      return CV_ERROR_INVALID_ARGUMENT;
+    f = *frame;
     frames[0] = f.in;
-    return denoise_window (&o->info, frames, 1, 0, f.out, p, exec);
+    if (o->ycc) {
+      ycrcb_convert (&f.in[0], o->info.layout, &o->ycc->planes[0], exec);
+      frames[0] = &o->ycc->planes[0];
+    }
+    return denoise_window (o, frames, 1, 0, f.out, p, exec);
   }
 
   /* a temporal window: store frame->in, denoise frame centre */
-  if ((p->store >= 0 && !cv_nlmeans_frame_valid (&o->info, frame))
-      || (p->store < 0 && p->centre >= 0 && !cv_plane_is (&f.out[0],
+  if (!cv_nlmeans_window_params_valid (p, o->info.temporal_window)
+      || (p->store >= 0 && !cv_nlmeans_frame_valid (&o->info, frame))
+      || (p->store < 0 && p->centre >= 0 && !cv_plane_is (&frame->out[0],
               o->info.width, o->info.height, o->info.layout.bpp)))
     return CV_ERROR_INVALID_ARGUMENT;
-  ring = o->ring;
-  if (ring && ring->n < cv_nlmeans_ring_size (p->temporal_window))
-    return CV_ERROR_INVALID_ARGUMENT;   /* one window per operator */
-  if (!ring) {
-    if (p->store < 0)
-      return CV_ERROR_INVALID_ARGUMENT; /* nothing stored yet */
-    ring = cpu_ring_new (&o->info, &f,
-        cv_nlmeans_ring_size (p->temporal_window));
-    if (!ring)
-      return CV_ERROR_NO_MEMORY;
-    o->ring = ring;
-  }
-  if (p->store >= 0) {
-    const int e = (int) (p->store % ring->n);
-    /* ycrcb: converted once, here */
-    if (cv_nlmeans_info_ycrcb (&o->info))
-      ycrcb_convert (&f.in[0], o->info.layout,
-          &ring->planes[e * CV_MAX_PLANES], exec);
-    for (q = cv_nlmeans_info_ycrcb (&o->info) ? 1 : 0;
-        q < o->info.n_planes; q++)
-      cv_copy_plane_cpu (&f.in[q], &ring->planes[e * CV_MAX_PLANES + q],
-          ring->planes[e * CV_MAX_PLANES + q].stride);
-    ring->index[e] = p->store;
-  }
+  if (p->store < 0 && p->centre < 0)
+    return CV_OK;
+  f = *frame;
+  if (p->store >= 0)
+    ring_store (o, &f, p->store, exec);
   if (p->centre < 0)
     return CV_OK;
   for (i = 0; i < 2 * p->radius + 1; i++) {
     const long long k = p->centre - p->radius + i;
-    const int e = (int) (k % ring->n);
-    if (ring->index[e] != k)
+    const int e = (int) (k % o->ring->n);
+    if (o->ring->index[e] != k)
       return CV_ERROR_INVALID_ARGUMENT; /* not stored (or overwritten) */
-    frames[i] = &ring->planes[e * CV_MAX_PLANES];
+    frames[i] = &o->ring->planes[e * CV_MAX_PLANES];
   }
-  return denoise_window (&o->info, frames, 2 * p->radius + 1, p->radius,
-      f.out, p, exec);
+  return denoise_window (o, frames, 2 * p->radius + 1, p->radius, f.out, p,
+      exec);
 }
 
-static const void *
-nlmeans_results (void *op, int slot)
-{
-  (void) op;
-  (void) slot;
-  return NULL;
-}
-
-static void
-nlmeans_destroy (void *op)
-{
-  NlMeansOp *o = op;
-
-  if (!o)
-    return;
-  cpu_ring_free (o->ring);
-  free (o);
-}
-
-const CvOps cv_nlmeans_cpu_ops = {
-  "nlmeans-cpu", nlmeans_create, nlmeans_submit, nlmeans_results,
-  nlmeans_destroy
-};
+CV_OPS_TABLE (cv_nlmeans_cpu_ops, "nlmeans-cpu", cv_nlmeans_cpu,
+    CvNlMeansOp, CvNlMeansInfo, CvNlMeansParams, cv_op_no_results);

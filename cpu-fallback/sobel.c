@@ -232,35 +232,34 @@ cv_sobel_cpu (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
 typedef struct
 {
   CvSobelInfo info;
-} SobelOp;
+} SobelSlot;
 
 static CvStatus
-sobel_slot_create (const void *info, void **op)
+sobel_slot_create (const CvSobelInfo * info, SobelSlot ** slot)
 {
-  SobelOp *o;
+  SobelSlot *o;
 
-  if (!op)
+  if (!slot)
     return CV_ERROR_INVALID_ARGUMENT;
-  *op = NULL;
+  *slot = NULL;
   if (!cv_edge_map_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
-  o = calloc (1, sizeof (SobelOp));
+  o = calloc (1, sizeof (SobelSlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;
-  o->info = *(const CvSobelInfo *) info;
-  *op = o;
+  o->info = *info;
+  *slot = o;
   return CV_OK;
 }
 
 static CvStatus
-sobel_slot_submit (void *op, const CvFrame * frame, const void *params,
-    const CvExec * exec)
+sobel_slot_submit (SobelSlot * o, const CvFrame * frame,
+    const CvSobelParams * params, const CvExec * exec)
 {
-  SobelOp *o = op;
   CvFrame f;
   int p, status;
 
-  if (!o || !params || !cv_edge_map_frame_valid (&o->info, frame))
+  if (!params || !cv_edge_map_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;
   f = *frame;
   status = cv_sobel_cpu (&f.in[0], o->info.layout, &f.out[0], params, exec);
@@ -270,17 +269,13 @@ sobel_slot_submit (void *op, const CvFrame * frame, const void *params,
   return status;
 }
 
-static const void *
-sobel_slot_results (void *op)
-{
-  (void) op;
-  return NULL;
-}
-
 static void
-sobel_slot_destroy (void *op)
+sobel_slot_destroy (SobelSlot * o)
 {
-  free (op);
+  free (o);
 }
 
-CV_OPS_FROM_SLOTS (cv_sobel_cpu_ops, "sobel-cpu", sobel_slot);
+CV_SLOT_OP_FUNCTIONS (cv_sobel_cpu, sobel_slot, SobelSlot, CvSobelOp,
+    CvSobelInfo, CvSobelParams);
+CV_OPS_TABLE (cv_sobel_cpu_ops, "sobel-cpu", cv_sobel_cpu, CvSobelOp,
+    CvSobelInfo, CvSobelParams, cv_op_no_results);

@@ -511,19 +511,34 @@ choose_path (CvTmCpuWorkspace * ws, int w, int h, int tw, int th)
     ws->path = CV_TM_CPU_PATH_FFT;
 }
 
-void
-cv_template_match_cpu_free (void *workspace)
+/* an empty workspace, the environment read */
+static void
+workspace_init (CvTmCpuWorkspace * ws)
 {
-  CvTmCpuWorkspace *ws = workspace;
+  memset (ws, 0, sizeof (*ws));
+  ws->path_env = path_from_env ();
+  ws->map_budget = budget_from_env ();
+}
 
-  if (!ws)
-    return;
+/* frees what the workspace holds */
+static void
+workspace_clear (CvTmCpuWorkspace * ws)
+{
   cvtm_fft_free (ws->fft);
   cv_workspace_free (ws->map);
   cv_workspace_free (ws->lum);
   for (int i = 0; i < CV_TEMPLATE_MATCH_MAX_SCALES; i++)
     cv_workspace_free (ws->mmap[i]);
-  free (ws);
+  memset (ws, 0, sizeof (*ws));
+}
+
+void
+cv_template_match_cpu_free (void *workspace)
+{
+  if (!workspace)
+    return;
+  workspace_clear (workspace);
+  free (workspace);
 }
 
 int
@@ -654,35 +669,18 @@ window_score (const CvPlane * src, CvLumaLayout l, const CvTemplate * templ,
   return cvtm_score (k, c, s, q);
 }
 
-CvStatus
-cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
+/* One template (arguments checked) with the workspace ws: the matches
+ * into result (count 0 on any error), the score map if any. */
+static CvStatus
+match_one (const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, const CvTemplateMatchParams * params,
-    CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
-    const CvExec * exec)
+    CvPlane * score_map, CvTemplateMatchResult * result,
+    CvTmCpuWorkspace * ws, const CvExec * exec)
 {
-  int status = check_args (src, layout, templ, params, score_map, result);
-  CvTmCpuWorkspace local, *ws;
   const int plain = layout.r < 0 && layout.bpp == 1;
+  int status;
 
-  if (status != CV_OK)
-    return status;
   result->count = 0;
-  if (workspace) {
-    if (!*workspace) {
-      *workspace = calloc (1, sizeof (CvTmCpuWorkspace));
-      if (!*workspace)
-        return CV_ERROR_NO_MEMORY;
-      ((CvTmCpuWorkspace *) * workspace)->path_env = path_from_env ();
-      ((CvTmCpuWorkspace *) * workspace)->map_budget = budget_from_env ();
-    }
-    ws = *workspace;
-  } else {
-    memset (&local, 0, sizeof (local));
-    local.path_env = path_from_env ();
-    local.map_budget = budget_from_env ();
-    ws = &local;
-  }
-
   const int w = src->width, h = src->height;
   const int tw = templ->plane.width, th = templ->plane.height;
   const int rw = w - tw + 1, rh = h - th + 1;
@@ -796,16 +794,40 @@ cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
   if (status == CV_OK && score_map && rh < h)
     write_map_rows (score_map, NULL, rh, h - rh, rw, method, k.n,
         params->score_map, exec);
-  if (ws == &local) {
-    cvtm_fft_free (local.fft);
-    cv_workspace_free (local.map);
-    cv_workspace_free (local.lum);
-  }
   if (status == CV_OK && cv_exec_cancelled (exec))
     status = CV_ERROR_CANCELLED;
   if (status != CV_OK)
     result->count = 0;
   return status;
+}
+
+CvStatus
+cv_template_match_cpu (const CvPlane * src, CvLumaLayout layout,
+    const CvTemplate * templ, const CvTemplateMatchParams * params,
+    CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
+    const CvExec * exec)
+{
+  int status = check_args (src, layout, templ, params, score_map, result);
+  CvTmCpuWorkspace local;
+
+  if (status != CV_OK)
+    return status;
+  result->count = 0;
+  if (!workspace) {
+    workspace_init (&local);
+    status = match_one (src, layout, templ, params, score_map, result,
+        &local, exec);
+    workspace_clear (&local);
+    return status;
+  }
+  if (!*workspace) {
+    *workspace = malloc (sizeof (CvTmCpuWorkspace));
+    if (!*workspace)
+      return CV_ERROR_NO_MEMORY;
+    workspace_init (*workspace);
+  }
+  return match_one (src, layout, templ, params, score_map, result,
+      *workspace, exec);
 }
 
 /* The best window of template t's score image (rw x rh, global index
@@ -934,40 +956,40 @@ match_multi (const CvPlane * src, CvLumaLayout layout,
 typedef struct
 {
   CvTemplateMatchInfo info;
-  void *ws;                     /* cv_template_match_cpu's workspace */
+  CvTmCpuWorkspace ws;          /* made at create, grown at a submit */
   CvTemplateMatchResult result;
-} TemplateMatchOp;
+} TemplateMatchSlot;
 
 static CvStatus
-template_match_slot_create (const void *info, void **op)
+template_match_slot_create (const CvTemplateMatchInfo * info,
+    TemplateMatchSlot ** slot)
 {
-  TemplateMatchOp *o;
+  TemplateMatchSlot *o;
 
-  if (!op)
+  if (!slot)
     return CV_ERROR_INVALID_ARGUMENT;
-  *op = NULL;
+  *slot = NULL;
   if (!cv_template_match_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
-  o = calloc (1, sizeof (TemplateMatchOp));
+  o = calloc (1, sizeof (TemplateMatchSlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;
-  o->info = *(const CvTemplateMatchInfo *) info;
-  *op = o;
+  o->info = *info;
+  workspace_init (&o->ws);
+  *slot = o;
   return CV_OK;
 }
 
 static CvStatus
-template_match_slot_submit (void *op, const CvFrame * frame, const void *params,
-    const CvExec * exec)
+template_match_slot_submit (TemplateMatchSlot * o, const CvFrame * frame,
+    const CvTemplateMatchFrameParams * fp, const CvExec * exec)
 {
-  TemplateMatchOp *o = op;
-  const CvTemplateMatchFrameParams *fp = params;
+  const int n = fp && fp->n_templ > 1 ? fp->n_templ : 1;
   CvTemplateMatchParams p;
   CvFrame f;
   CvPlane *map;
+  int status;
 
-  if (!o)
-    return CV_ERROR_INVALID_ARGUMENT;
   o->result.count = 0;
   if (!fp || !cv_template_match_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;
@@ -979,52 +1001,44 @@ template_match_slot_submit (void *op, const CvFrame * frame, const void *params,
   }
   p = fp->match;
   p.score_map = o->info.score_map;
-  if (fp->n_templ > 1) {
-    int status;
-    if (fp->n_templ > CV_TEMPLATE_MATCH_MAX_SCALES)
-      return CV_ERROR_INVALID_ARGUMENT;
-    for (int t = 0; t < fp->n_templ; t++) {
-      status = check_args (&f.in[0], o->info.layout, &fp->templ[t], &p, map,
-          &o->result);
-      if (status != CV_OK)
-        return status;
-    }
-    if (!o->ws) {
-      CvTmCpuWorkspace *ws = calloc (1, sizeof (CvTmCpuWorkspace));
-      if (!ws)
-        return CV_ERROR_NO_MEMORY;
-      ws->path_env = path_from_env ();
-      ws->map_budget = budget_from_env ();
-      o->ws = ws;
-    }
-    status = match_multi (&f.in[0], o->info.layout, fp->templ, fp->n_templ,
-        &p, map, &o->result, o->ws, exec);
+  if (n > CV_TEMPLATE_MATCH_MAX_SCALES)
+    return CV_ERROR_INVALID_ARGUMENT;
+  for (int t = 0; t < n; t++) {
+    status = check_args (&f.in[0], o->info.layout, &fp->templ[t], &p, map,
+        &o->result);
     if (status != CV_OK)
-      o->result.count = 0;
-    return status;
+      return status;
   }
-  return cv_template_match_cpu (&f.in[0], o->info.layout, fp->templ, &p, map,
+  if (n == 1)
+    return match_one (&f.in[0], o->info.layout, fp->templ, &p, map,
+        &o->result, &o->ws, exec);
+  status = match_multi (&f.in[0], o->info.layout, fp->templ, n, &p, map,
       &o->result, &o->ws, exec);
+  if (status != CV_OK)
+    o->result.count = 0;
+  return status;
 }
 
-static const void *
-template_match_slot_results (void *op)
+static const CvTemplateMatchResult *
+template_match_slot_results (TemplateMatchSlot * o)
 {
-  TemplateMatchOp *o = op;
-
-  return o ? &o->result : NULL;
+  return &o->result;
 }
 
 static void
-template_match_slot_destroy (void *op)
+template_match_slot_destroy (TemplateMatchSlot * o)
 {
-  TemplateMatchOp *o = op;
-
   if (!o)
     return;
-  cv_template_match_cpu_free (o->ws);
+  workspace_clear (&o->ws);
   free (o);
 }
 
-CV_OPS_FROM_SLOTS (cv_template_match_cpu_ops, "template-match-cpu",
-    template_match_slot);
+CV_SLOT_OP_FUNCTIONS (cv_template_match_cpu, template_match_slot,
+    TemplateMatchSlot, CvTemplateMatchOp, CvTemplateMatchInfo,
+    CvTemplateMatchFrameParams);
+CV_SLOT_OP_RESULTS (cv_template_match_cpu, template_match_slot,
+    TemplateMatchSlot, CvTemplateMatchOp, CvTemplateMatchResult);
+CV_OPS_TABLE (cv_template_match_cpu_ops, "template-match-cpu",
+    cv_template_match_cpu, CvTemplateMatchOp, CvTemplateMatchInfo,
+    CvTemplateMatchFrameParams, cv_template_match_cpu_results);

@@ -452,7 +452,7 @@ launch_tile (const CvPlane * src, CvLumaLayout l, bool l2, int low,
 
 /* ---- the operator (cvcanny.h) ---- */
 
-struct CannyOp
+struct CannySlot
 {
   CvCannyInfo info;
   uint8_t *cls;                 /* w x h: kNone, kWeakLocal, kStrongLocal */
@@ -460,10 +460,8 @@ struct CannyOp
 };
 
 void
-canny_slot_destroy (void *op)
+canny_slot_destroy (CannySlot * o)
 {
-  CannyOp *o = (CannyOp *) op;
-
   if (!o)
     return;
   cudaFree (o->cls);
@@ -472,21 +470,21 @@ canny_slot_destroy (void *op)
 }
 
 CvStatus
-canny_slot_create (const void *info, void **op)
+canny_slot_create (const CvCannyInfo * info, CannySlot ** slot)
 {
-  CannyOp *o;
+  CannySlot *o;
   size_t n;
   cudaError_t e;
 
-  if (!op)
+  if (!slot)
     return CV_ERROR_INVALID_ARGUMENT;
-  *op = NULL;
-  if (!cv_edge_map_info_valid ((const CvEdgeMapInfo *) info))
+  *slot = NULL;
+  if (!cv_edge_map_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
-  o = (CannyOp *) calloc (1, sizeof (CannyOp));
+  o = (CannySlot *) calloc (1, sizeof (CannySlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;
-  o->info = *(const CvCannyInfo *) info;
+  o->info = *info;
   n = (size_t) o->info.width * o->info.height;
   e = cudaMalloc (&o->cls, n);
   if (e == cudaSuccess)
@@ -496,20 +494,18 @@ canny_slot_create (const void *info, void **op)
     return e == cudaErrorMemoryAllocation ? CV_ERROR_NO_MEMORY :
         cv_cuda_status (e);
   }
-  *op = o;
+  *slot = o;
   return CV_OK;
 }
 
 CvStatus
-canny_slot_submit (void *op, const CvFrame * frame, const void *params,
-    const CvExec * exec)
+canny_slot_submit (CannySlot * o, const CvFrame * frame,
+    const CvCannyParams * p, const CvExec * exec)
 {
-  CannyOp *o = (CannyOp *) op;
-  const CvCannyParams *p = (const CvCannyParams *) params;
   cudaStream_t s = (cudaStream_t) cv_exec_stream (exec);
   int low, high, k;
 
-  if (!o || !p || !cv_edge_map_frame_valid (&o->info, frame)
+  if (!p || !cv_edge_map_frame_valid (&o->info, frame)
       || !cv_canny_params_valid (p))
     return CV_ERROR_INVALID_ARGUMENT;
   const int w = o->info.width, h = o->info.height;
@@ -553,13 +549,9 @@ canny_slot_submit (void *op, const CvFrame * frame, const void *params,
   return CV_OK;
 }
 
-const void *
-canny_slot_results (void *op)
-{
-  (void) op;
-  return NULL;
-}
-
 }                               /* namespace */
 
-CV_OPS_FROM_SLOTS (cv_canny_cuda_ops, "canny-cuda", canny_slot);
+CV_SLOT_OP_FUNCTIONS (cv_canny_cuda, canny_slot, CannySlot, CvCannyOp,
+    CvCannyInfo, CvCannyParams);
+CV_OPS_TABLE (cv_canny_cuda_ops, "canny-cuda", cv_canny_cuda, CvCannyOp,
+    CvCannyInfo, CvCannyParams, cv_op_no_results);

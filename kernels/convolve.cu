@@ -123,40 +123,39 @@ cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp, int channels,
 
 namespace {
 
-struct ConvolveOp
+struct ConvolveSlot
 {
   CvConvolveInfo info;
   CvCudaScratch scratch;        /* the slot's (cv_convolve_cuda) */
 };
 
 CvStatus
-convolve_slot_create (const void *info, void **op)
+convolve_slot_create (const CvConvolveInfo * info, ConvolveSlot ** slot)
 {
-  ConvolveOp *o;
+  ConvolveSlot *o;
 
-  if (!op)
+  if (!slot)
     return CV_ERROR_INVALID_ARGUMENT;
-  *op = NULL;
-  if (!cv_convolve_info_valid ((const CvConvolveInfo *) info))
+  *slot = NULL;
+  if (!cv_convolve_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
-  o = (ConvolveOp *) calloc (1, sizeof (ConvolveOp));
+  o = (ConvolveSlot *) calloc (1, sizeof (ConvolveSlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;
-  o->info = *(const CvConvolveInfo *) info;
-  *op = o;
+  o->info = *info;
+  *slot = o;
   return CV_OK;
 }
 
 CvStatus
-convolve_slot_submit (void *op, const CvFrame * frame, const void *params,
-    const CvExec * exec)
+convolve_slot_submit (ConvolveSlot * o, const CvFrame * frame,
+    const CvConvolveParams * params, const CvExec * exec)
 {
-  ConvolveOp *o = (ConvolveOp *) op;
   void *stream = cv_exec_stream (exec);
   CvFrame f;
   CvStatus status = CV_OK;
 
-  if (!o || !params || !cv_convolve_frame_valid (&o->info, frame))
+  if (!params || !cv_convolve_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;
   f = *frame;
   /* the chain on every plane, each at its own size; this slot's previous
@@ -164,23 +163,13 @@ convolve_slot_submit (void *op, const CvFrame * frame, const void *params,
    * may grow */
   for (int p = 0; status == CV_OK && p < o->info.n_planes; p++)
     status = cv_convolve_cuda (&f.in[p], &f.out[p], o->info.bpp[p],
-        o->info.channels[p], (const CvConvolveParams *) params, &o->scratch,
-        stream);
+        o->info.channels[p], params, &o->scratch, stream);
   return status;
 }
 
-const void *
-convolve_slot_results (void *op)
-{
-  (void) op;
-  return NULL;
-}
-
 void
-convolve_slot_destroy (void *op)
+convolve_slot_destroy (ConvolveSlot * o)
 {
-  ConvolveOp *o = (ConvolveOp *) op;
-
   if (!o)
     return;
   cv_cuda_scratch_free (&o->scratch);
@@ -189,4 +178,7 @@ convolve_slot_destroy (void *op)
 
 }                               /* namespace */
 
-CV_OPS_FROM_SLOTS (cv_convolve_cuda_ops, "convolve-cuda", convolve_slot);
+CV_SLOT_OP_FUNCTIONS (cv_convolve_cuda, convolve_slot, ConvolveSlot,
+    CvConvolveOp, CvConvolveInfo, CvConvolveParams);
+CV_OPS_TABLE (cv_convolve_cuda_ops, "convolve-cuda", cv_convolve_cuda,
+    CvConvolveOp, CvConvolveInfo, CvConvolveParams, cv_op_no_results);

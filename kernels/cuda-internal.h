@@ -1,8 +1,10 @@
 /* gst-cuda-vision: the CUDA implementations behind the CUDA operators
- * (cv_*_cuda_ops), one call per plane. Internal header: the elements use
+ * (cv_*_cuda_*), one call per plane. Internal header: the elements use
  * the operators (cvop.h and the cv<algorithm>.h headers, where the
  * definitions, formulas and ranges are documented); the operators, the
- * tests and the tools call these directly.
+ * tests and the tools call these directly. Template matching and mean
+ * shift have none: their work lives in their operators' slots
+ * (templatematch.cu, meanshift.cu), which own every workspace.
  *
  * Every function takes device planes (any pitch) and a cudaStream_t
  * (stream): it only queues work on the stream and never waits for it.
@@ -89,45 +91,6 @@ size_t cv_nlmeans_cuda_scratch_size (int width, int height,
 CvStatus cv_nlmeans_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane *
     dst, const CvNlMeansParams * params, CvCudaScratch * scratch,
     void *stream);
-
-/* Template matching: src and score_map are device planes,
- * templ->plane.data is host memory (uploaded to the workspace when
- * templ->id changes, every call with id 0), result is page-locked host
- * memory written by an asynchronous copy at the end of the work queued on
- * stream: read it only after the stream's work completed. *workspace
- * holds the device buffers (NULL at first; allocated and grown as needed;
- * free it with cv_template_match_cuda_free ()). The correlation kernel is
- * chosen by the template size, or forced by CUDAVISION_TM_PATH=direct or
- * =gemm, read when the workspace is made. templ[0 .. n_templ - 1]:
- * several templates searched together (cvtemplatematch.h), n_templ 1 ..
- * CV_TEMPLATE_MATCH_MAX_SCALES. */
-CvStatus cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
-    const CvTemplate * templ, int n_templ,
-    const CvTemplateMatchParams * params,
-    CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
-    void *stream);
-
-/* Free a workspace of cv_template_match_cuda () (NULL is fine). The
- * stream that used it must be idle. */
-void cv_template_match_cuda_free (void *workspace);
-
-/* Mean-shift filtering / segmentation. *work is the caller's workspace
- * pointer (NULL at first; device scratch and pinned host memory, grown as
- * needed; synchronises only when it grows); free it with
- * cv_meanshift_cuda_free (). In segment mode the labels and the count are
- * copied into pinned memory of *work: read them with
- * cv_meanshift_cuda_segments () after the stream has completed, before the
- * next call with the same workspace. */
-CvStatus cv_meanshift_cuda (const CvPlane * src, CvLumaLayout layout,
-    CvPlane * dst, const CvMeanShiftParams * params, void **work,
-    void *stream);
-
-/* The segment-mode results of the last cv_meanshift_cuda () call on work:
- * seg->labels points into work's pinned memory (width * height values). */
-void cv_meanshift_cuda_segments (void *work, CvMeanShiftSegments * seg);
-
-/* Frees a workspace made by cv_meanshift_cuda () (NULL allowed). */
-void cv_meanshift_cuda_free (void *work);
 
 /* Set the first width * bytes_per_pixel bytes of every row of plane to
  * value (cudaMemset2DAsync). */

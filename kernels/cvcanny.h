@@ -86,8 +86,28 @@ typedef struct
  *          plane missing or not of the info's sizes, CUDA: frames taller
  *          than 524280 rows), CV_ERROR_CANCELLED (CPU), or (CUDA) CV_ERROR_CUDA
  *          (the first failing call's error kept). */
-typedef CvEdgeMapInfo CvCannyInfo;     /* cvop.h */
+typedef CvEdgeMapInfo CvCannyInfo;      /* cvop.h */
 
+/* The typed operator (cvop.h): an operator of either backend, made by
+ * that backend's create and passed only to its functions. */
+typedef struct CvCannyOp CvCannyOp;
+
+CvStatus cv_canny_cpu_create (const CvCannyInfo * info, int max_slots,
+    CvCannyOp ** op);
+CvStatus cv_canny_cpu_submit (CvCannyOp * op, int slot, const CvFrame * frame,
+    const CvCannyParams * params, const CvExec * exec);
+void cv_canny_cpu_destroy (CvCannyOp * op);
+
+/* CUDA builds only (kernels/nocuda.c defines none of them). */
+CvStatus cv_canny_cuda_create (const CvCannyInfo * info, int max_slots,
+    CvCannyOp ** op);
+CvStatus cv_canny_cuda_submit (CvCannyOp * op, int slot,
+    const CvFrame * frame, const CvCannyParams * params, const CvExec * exec);
+void cv_canny_cuda_destroy (CvCannyOp * op);
+
+/* The generic tables of the typed functions above (CV_OPS_TABLE), as
+ * the elements drive them; in a build without CUDA the CUDA table's
+ * members are all NULL (cv_op_available () is FALSE). */
 extern const CvOps cv_canny_cpu_ops;
 extern const CvOps cv_canny_cuda_ops;
 

@@ -141,6 +141,28 @@ typedef struct
   int channels[CV_MAX_PLANES];
 } CvConvolveInfo;
 
+/* The typed operator (cvop.h): an operator of either backend, made by
+ * that backend's create and passed only to its functions. */
+typedef struct CvConvolveOp CvConvolveOp;
+
+CvStatus cv_convolve_cpu_create (const CvConvolveInfo * info, int max_slots,
+    CvConvolveOp ** op);
+CvStatus cv_convolve_cpu_submit (CvConvolveOp * op, int slot,
+    const CvFrame * frame, const CvConvolveParams * params,
+    const CvExec * exec);
+void cv_convolve_cpu_destroy (CvConvolveOp * op);
+
+/* CUDA builds only (kernels/nocuda.c defines none of them). */
+CvStatus cv_convolve_cuda_create (const CvConvolveInfo * info, int max_slots,
+    CvConvolveOp ** op);
+CvStatus cv_convolve_cuda_submit (CvConvolveOp * op, int slot,
+    const CvFrame * frame, const CvConvolveParams * params,
+    const CvExec * exec);
+void cv_convolve_cuda_destroy (CvConvolveOp * op);
+
+/* The generic tables of the typed functions above (CV_OPS_TABLE), as
+ * the elements drive them; in a build without CUDA the CUDA table's
+ * members are all NULL (cv_op_available () is FALSE). */
 extern const CvOps cv_convolve_cpu_ops;
 extern const CvOps cv_convolve_cuda_ops;
 

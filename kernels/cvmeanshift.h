@@ -142,19 +142,51 @@ typedef struct
  *          height values, pinned on the GPU, valid until the next submit
  *          into the slot), NULL in filter mode (and before the slot's
  *          first successful submit, or after a failed one).
+ * Memory: per slot; the CUDA operator makes the filter's device buffers
+ *          for the whole frame at create, and segment mode's (48 bytes
+ *          per pixel of the ROI, the label map in device and pinned
+ *          memory) at the slot's first segment-mode frame; the CPU
+ *          operator the label map then, and the passes' buffers per
+ *          frame.
  * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
- *          CV_ERROR_NO_MEMORY. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT
- *          (NULL params, a plane missing or not of the info's sizes,
- *          parameters out of range, ROI not inside the frame, segment mode
- *          with >= 2^32 - 1 pixels), CV_ERROR_NO_MEMORY,
- *          CV_ERROR_CANCELLED (CPU), or (CUDA) CV_ERROR_CUDA (the first
- *          failing call's error kept). */
+ *          CV_ERROR_NO_MEMORY, (CUDA) CV_ERROR_CUDA. submit: CV_OK,
+ *          CV_ERROR_INVALID_ARGUMENT (NULL params, a plane missing or not
+ *          of the info's sizes, parameters out of range, ROI not inside
+ *          the frame, segment mode with >= 2^32 - 1 pixels),
+ *          CV_ERROR_NO_MEMORY, CV_ERROR_CANCELLED (CPU), or (CUDA)
+ *          CV_ERROR_CUDA (the first failing call's error kept). */
 typedef struct
 {
   CvLumaLayout layout;
   int width, height;
 } CvMeanShiftInfo;
 
+/* The typed operator (cvop.h): an operator of either backend, made by
+ * that backend's create and passed only to its functions. */
+typedef struct CvMeanShiftOp CvMeanShiftOp;
+
+CvStatus cv_meanshift_cpu_create (const CvMeanShiftInfo * info, int max_slots,
+    CvMeanShiftOp ** op);
+CvStatus cv_meanshift_cpu_submit (CvMeanShiftOp * op, int slot,
+    const CvFrame * frame, const CvMeanShiftParams * params,
+    const CvExec * exec);
+const CvMeanShiftSegments *cv_meanshift_cpu_results (CvMeanShiftOp * op,
+    int slot);
+void cv_meanshift_cpu_destroy (CvMeanShiftOp * op);
+
+/* CUDA builds only (kernels/nocuda.c defines none of them). */
+CvStatus cv_meanshift_cuda_create (const CvMeanShiftInfo * info,
+    int max_slots, CvMeanShiftOp ** op);
+CvStatus cv_meanshift_cuda_submit (CvMeanShiftOp * op, int slot,
+    const CvFrame * frame, const CvMeanShiftParams * params,
+    const CvExec * exec);
+const CvMeanShiftSegments *cv_meanshift_cuda_results (CvMeanShiftOp * op,
+    int slot);
+void cv_meanshift_cuda_destroy (CvMeanShiftOp * op);
+
+/* The generic tables of the typed functions above (CV_OPS_TABLE), as
+ * the elements drive them; in a build without CUDA the CUDA table's
+ * members are all NULL (cv_op_available () is FALSE). */
 extern const CvOps cv_meanshift_cpu_ops;
 extern const CvOps cv_meanshift_cuda_ops;
 

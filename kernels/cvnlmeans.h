@@ -19,7 +19,7 @@ extern "C" {
 /* Largest temporal window (odd): frames in one denoising window. */
 #define CV_NLMEANS_MAX_TEMPORAL 7
 
-/* Parameters of one non-local-means pass.
+/* Parameters of one frame.
  * h:             filter strength, 8-bit intensity units, > 0 (finite).
  * patch_size:    side of the square patch, odd, 1..CV_NLMEANS_MAX_PATCH
  *                (the element allows 3..11).
@@ -36,22 +36,16 @@ extern "C" {
  *                Packed RGB with info rgb_mode CV_NLMEANS_RGB_YCRCB: the
  *                same for Cr and Cb (> 0: denoised together with h_color;
  *                0: kept). Not used for GRAY8 and joint packed RGB.
- * temporal_window: 0 or 1: every submit denoises frame->in into
- *                frame->out on its own. Odd 3 .. CV_NLMEANS_MAX_TEMPORAL:
- *                a window of frames (OpenCV's fastNlMeansDenoisingMulti):
- *                the frames live in the operator's temporal ring (below),
- *                frame->in is stored there as frame `store`, and
- *                frame->out receives frame
- *                `centre` denoised with the frames centre - radius ..
- *                centre + radius (all stored by this submit or earlier
- *                ones; radius <= temporal_window / 2).
- * store:         temporal: index (>= 0, increasing by one per stored
- *                frame) under which frame->in is stored; -1: frame->in is
- *                not read.
- * centre:        temporal: index of the frame to denoise into frame->out;
- *                -1: frame->out is not written.
- * radius:        temporal: frames on each side of centre, 0 .. 
- *                temporal_window / 2. */
+ * store, centre, radius: the frames of a temporal window, read only by
+ *                an operator made with an info temporal_window of 3 or
+ *                more (OpenCV's fastNlMeansDenoisingMulti): frame->in is
+ *                stored in the operator's temporal ring (below) as frame
+ *                `store` (an index >= 0, increasing by one per stored
+ *                frame; -1: frame->in is not read), and frame->out
+ *                receives frame `centre` (-1: frame->out is not written)
+ *                denoised with the frames centre - radius .. centre +
+ *                radius (0 <= radius <= temporal_window / 2), all stored
+ *                by this submit or earlier ones. */
 typedef struct
 {
   double h;
@@ -60,22 +54,20 @@ typedef struct
   double patch_sigma;
   double sigma;
   double h_color;
-  int temporal_window;
   long long store;
   long long centre;
   int radius;
 } CvNlMeansParams;
 
 /* The temporal ring: the operator's (one per stream, shared by its
- * slots): the last temporal_window + 5 stored frames (the window and up to
+ * slots), made at create for the info's temporal_window (3 or more): the
+ * last temporal_window + 5 stored frames (the window and up to
  * CV_OP_MAX_SLOTS = 4 frames in flight: a slot's frame never reads an
  * entry that a later frame in flight overwrites) in the operator's memory
  * (host for the CPU, device for CUDA, with an event per frame so that a
- * slot on another stream waits for its copy), allocated at the first
- * temporal submit that stores a frame, freed with the operator. One
- * temporal window per operator: a larger one later is
- * CV_ERROR_INVALID_ARGUMENT (the element re-creates the operator with new
- * caps). */
+ * slot on another stream waits for its copy), freed with the operator.
+ * The window is fixed for the operator's stream (the element reads
+ * temporal-window at negotiation and makes the operator then). */
 
 /* ---- the operator (cvop.h) ----
  * Non-local means (A. Buades, B. Coll, J.-M. Morel, "A non-local algorithm
@@ -132,29 +124,40 @@ typedef struct
  *          Any other value: CV_ERROR_INVALID_ARGUMENT.
  *          width, height: plane 0 (>= 1).
  *          n_planes: planes of the frame (1 .. CV_MAX_PLANES).
- *          row_bytes[p]: bytes per row of plane p >= 1 (>= 1); [0] is not
- *          read.
+ *          row_bytes[p], rows[p]: plane p >= 1 (the chroma): bytes per
+ *          row (>= 1) and rows (the frame's height or its 4:2:0 chroma
+ *          height ceil (height / 2)); [0] is not read. Its pixels are
+ *          1 byte (I420's U, V), for n_planes 2 (NV12's UV) 2 bytes:
+ *          its width in pixels, row_bytes[p] or row_bytes[p] / 2, is
+ *          the frame's width or ceil (width / 2).
+ *          temporal_window: 0 or 1: every submit denoises frame->in into
+ *          frame->out on its own. Odd 3 .. CV_NLMEANS_MAX_TEMPORAL: a
+ *          window of frames (params store, centre, radius), whose ring
+ *          the operator makes at create.
  * frame:   in[0] -> out[0]: width x height pixels of layout.bpp bytes,
  *          denoised (out[0] may not alias in[0]). in[p] -> out[p] for
  *          1 <= p < n_planes (the chroma of I420 / NV12): the first
  *          row_bytes[p] bytes of every row copied unchanged; planes of the
- *          same size, that of the frame or its 4:2:0 chroma size
- *          (ceil (width / 2) x ceil (height / 2)), strides >= row_bytes[p].
- *          The CUDA operator keeps device scratch memory per slot
- *          (bounded, at most 64 MiB: per-pixel partial sums where the
- *          offsets are split over several blocks, frames that fill less
- *          than half the GPU, whole-frame mode; the packed chroma and the
- *          YCrCb planes of the slot's frame), grown at a submit into the
- *          slot when the frame's parameters need more (the slot's previous
- *          frame has completed then). The CPU operator computes at submit
- *          and keeps nothing per slot.
+ *          the info's size (row_bytes[p], rows[p]), strides >=
+ *          row_bytes[p].
+ * Memory: made at create for the info: the temporal ring (above), and
+ *          per slot on the GPU the device planes of the slot's frame (the
+ *          packed chroma of I420 / NV12, the YCrCb planes of rgb-mode
+ *          ycrcb), on the CPU the operator's YCrCb planes (one frame at a
+ *          time). The CUDA operator's device scratch per slot (bounded, at
+ *          most 64 MiB: per-pixel partial sums where the offsets are split
+ *          over several blocks, frames that fill less than half the GPU,
+ *          whole-frame mode) depends on the patch size and search window:
+ *          it grows at a submit into the slot when the frame's parameters
+ *          need more (the slot's previous frame has completed then).
  * params:  CvNlMeansParams. No results (results () returns NULL).
  * Returns: create: CV_OK, CV_ERROR_INVALID_ARGUMENT (a bad info),
- *          CV_ERROR_NO_MEMORY. submit: CV_OK, CV_ERROR_INVALID_ARGUMENT
- *          (parameters out of the ranges above, a plane missing or not of
- *          the info's sizes, CUDA: frames beyond the grid limits),
- *          CV_ERROR_NO_MEMORY, CV_ERROR_CANCELLED (CPU), or (CUDA)
- *          CV_ERROR_CUDA (the first failing call's error kept). */
+ *          CV_ERROR_NO_MEMORY, (CUDA) CV_ERROR_CUDA. submit: CV_OK,
+ *          CV_ERROR_INVALID_ARGUMENT (parameters out of the ranges above,
+ *          a plane missing or not of the info's sizes, a window frame
+ *          not stored or overwritten, CUDA: frames beyond the grid
+ *          limits), CV_ERROR_NO_MEMORY, CV_ERROR_CANCELLED (CPU), or
+ *          (CUDA) CV_ERROR_CUDA (the first failing call's error kept). */
 typedef enum
 {
   CV_NLMEANS_RGB_JOINT = 0,
@@ -168,8 +171,30 @@ typedef struct
   int n_planes;
   size_t row_bytes[CV_MAX_PLANES];
   int rgb_mode;                 /* CvNlMeansRgbMode */
+  int temporal_window;
+  int rows[CV_MAX_PLANES];
 } CvNlMeansInfo;
 
+/* The typed operator (cvop.h): an operator of either backend, made by
+ * that backend's create and passed only to its functions. */
+typedef struct CvNlMeansOp CvNlMeansOp;
+
+CvStatus cv_nlmeans_cpu_create (const CvNlMeansInfo * info, int max_slots,
+    CvNlMeansOp ** op);
+CvStatus cv_nlmeans_cpu_submit (CvNlMeansOp * op, int slot,
+    const CvFrame * frame, const CvNlMeansParams * params, const CvExec * exec);
+void cv_nlmeans_cpu_destroy (CvNlMeansOp * op);
+
+/* CUDA builds only (kernels/nocuda.c defines none of them). */
+CvStatus cv_nlmeans_cuda_create (const CvNlMeansInfo * info, int max_slots,
+    CvNlMeansOp ** op);
+CvStatus cv_nlmeans_cuda_submit (CvNlMeansOp * op, int slot,
+    const CvFrame * frame, const CvNlMeansParams * params, const CvExec * exec);
+void cv_nlmeans_cuda_destroy (CvNlMeansOp * op);
+
+/* The generic tables of the typed functions above (CV_OPS_TABLE), as
+ * the elements drive them; in a build without CUDA the CUDA table's
+ * members are all NULL (cv_op_available () is FALSE). */
 extern const CvOps cv_nlmeans_cpu_ops;
 extern const CvOps cv_nlmeans_cuda_ops;
 

@@ -1,18 +1,24 @@
-/* gst-cuda-vision: the operators (cvop.h) of the algorithms whose frames
- * share nothing but the info: every slot holds what one frame in flight
- * needs (its scratch, its uploads, its results), made for the info at
- * create and grown at a submit into that slot; slots never share memory,
- * so frames of different slots may run at once on different CUDA streams.
- * Internal header of both backends (C and CUDA C++).
+/* gst-cuda-vision: the typed operators (cvop.h) of the algorithms whose
+ * frames share nothing but the info: every slot holds what one frame in
+ * flight needs (its scratch, its uploads, its results), made for the info
+ * at create and grown at a submit into that slot; slots never share
+ * memory, so frames of different slots may run at once on different CUDA
+ * streams. Internal header of both backends (C and CUDA C++).
  *
- * An algorithm writes its slot's functions:
- *   CvStatus xxx_slot_create (const void *info, void **slot);
- *   CvStatus xxx_slot_submit (void *slot, const CvFrame *, const void *,
- *       const CvExec *);
- *   const void *xxx_slot_results (void *slot);
- *   void xxx_slot_destroy (void *slot);
- * and CV_OPS_FROM_SLOTS (cv_xxx_cpu_ops, "xxx-cpu", xxx_slot) defines its
- * operator table from them.
+ * An algorithm writes its slot's typed functions (Slot its own struct,
+ * Info and Params the algorithm's, cv<algorithm>.h):
+ *   CvStatus xxx_slot_create (const Info *info, Slot **slot);
+ *   CvStatus xxx_slot_submit (Slot *slot, const CvFrame *frame,
+ *       const Params *params, const CvExec *exec);
+ *   void xxx_slot_destroy (Slot *slot);
+ * and, where it has results,
+ *   const Results *xxx_slot_results (Slot *slot);
+ * CV_SLOT_OP_FUNCTIONS (cv_xxx_cpu, xxx_slot, Slot, CvXxxOp, Info, Params)
+ * defines the operator's typed create, submit and destroy from them
+ * (cv_xxx_cpu_create, ...: an operator holds max_slots slots, all made at
+ * create), CV_SLOT_OP_RESULTS (cv_xxx_cpu, xxx_slot, Slot, CvXxxOp,
+ * Results) its typed results; CV_OPS_TABLE (cvop-internal.h) then makes
+ * the generic table from the typed functions.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -82,43 +88,59 @@ cv_slot_op_create (const void *info, int max_slots, void **op,
 
 /* the slot's workspace, NULL for a NULL operator or a slot out of range */
 static inline void *
-cv_slot_op_get (void *op, int slot)
+cv_slot_op_get (const void *op, int slot)
 {
-  CvSlotOp *o = (CvSlotOp *) op;
+  const CvSlotOp *o = (const CvSlotOp *) op;
 
   return o && slot >= 0 && slot < o->n_slots ? o->slot[slot] : NULL;
 }
 
-#define CV_OPS_FROM_SLOTS(table, name, prefix) \
+#define CV_SLOT_OP_FUNCTIONS(prefix, slot, Slot, Op, Info, Params) \
 static CvStatus \
-prefix ## _op_create (const void *info, int max_slots, void **op) \
+slot ## _create_any (const void *info, void **s) \
 { \
-  return cv_slot_op_create (info, max_slots, op, prefix ## _create, \
-      prefix ## _destroy); \
+  Slot *made = NULL; \
+  CvStatus st = slot ## _create ((const Info *) info, &made); \
+  *s = made; \
+  return st; \
 } \
-static CvStatus \
-prefix ## _op_submit (void *op, int slot, const CvFrame * frame, \
-    const void *params, const CvExec * exec) \
+static void \
+slot ## _destroy_any (void *s) \
 { \
-  void *s = cv_slot_op_get (op, slot); \
-  return s ? prefix ## _submit (s, frame, params, exec) : \
+  slot ## _destroy ((Slot *) s); \
+} \
+CvStatus \
+prefix ## _create (const Info * info, int max_slots, Op ** op) \
+{ \
+  void *made = NULL; \
+  CvStatus st; \
+  if (!op) \
+    return CV_ERROR_INVALID_ARGUMENT; \
+  st = cv_slot_op_create (info, max_slots, &made, slot ## _create_any, \
+      slot ## _destroy_any); \
+  *op = (Op *) made; \
+  return st; \
+} \
+CvStatus \
+prefix ## _submit (Op * op, int i, const CvFrame * frame, \
+    const Params * params, const CvExec * exec) \
+{ \
+  Slot *s = (Slot *) cv_slot_op_get (op, i); \
+  return s ? slot ## _submit (s, frame, params, exec) : \
       CV_ERROR_INVALID_ARGUMENT; \
 } \
-static const void * \
-prefix ## _op_results (void *op, int slot) \
+void \
+prefix ## _destroy (Op * op) \
 { \
-  void *s = cv_slot_op_get (op, slot); \
-  return s ? prefix ## _results (s) : NULL; \
-} \
-CV_OPS_EXTERN const CvOps table = { \
-  name, prefix ## _op_create, prefix ## _op_submit, prefix ## _op_results, \
-  cv_slot_op_destroy \
+  cv_slot_op_destroy (op); \
 }
 
-#ifdef __cplusplus
-#define CV_OPS_EXTERN extern "C"
-#else
-#define CV_OPS_EXTERN
-#endif
+#define CV_SLOT_OP_RESULTS(prefix, slot, Slot, Op, Results) \
+const Results * \
+prefix ## _results (Op * op, int i) \
+{ \
+  Slot *s = (Slot *) cv_slot_op_get (op, i); \
+  return s ? slot ## _results (s) : NULL; \
+}
 
 #endif /* CV_OP_SLOTS_H */

@@ -8,9 +8,27 @@
  * Each algorithm's header (cvsobel.h, cvconvolve.h, ...) declares its
  * CvXxxInfo (what is fixed for a stream: formats, sizes, layouts), its
  * CvXxxParams (the per-frame parameter snapshot), its results where it has
- * any, and two operator tables: cv_xxx_cpu_ops and cv_xxx_cuda_ops. A
- * build without CUDA links the CUDA tables from kernels/nocuda.c: every
- * function pointer NULL (cv_op_available () is then FALSE).
+ * any, its operator handle CvXxxOp (opaque, one type for both backends)
+ * and, per backend (cpu, cuda), the typed functions
+ *   CvStatus cv_xxx_cpu_create (const CvXxxInfo *info, int max_slots,
+ *       CvXxxOp **op);
+ *   CvStatus cv_xxx_cpu_submit (CvXxxOp *op, int slot,
+ *       const CvFrame *frame, const CvXxxParams *params,
+ *       const CvExec *exec);
+ *   const CvXxxResults *cv_xxx_cpu_results (CvXxxOp *op, int slot);
+ *       (template matching and mean shift only)
+ *   void cv_xxx_cpu_destroy (CvXxxOp *op);
+ * with the semantics of the table's members below; an operator goes only
+ * to the functions of the backend that made it. From them one macro
+ * (CV_OPS_TABLE, kernels/cvop-internal.h) makes the algorithm's two
+ * generic tables, cv_xxx_cpu_ops and cv_xxx_cuda_ops (CvOps, below),
+ * which the elements drive (plugin/: an element names its two tables,
+ * the base calls them). A build without CUDA links the CUDA tables from
+ * kernels/nocuda.c: every member NULL (cv_op_available () is then FALSE),
+ * and the typed CUDA functions are not defined at all: code built without
+ * HAVE_CUDA reaches the CUDA operators through the tables only (a call of
+ * a typed CUDA function there fails to link, it does not fail at run
+ * time).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -70,25 +88,26 @@ typedef struct
  * window and this many frames in flight besides (cvnlmeans.h). */
 #define CV_OP_MAX_SLOTS 4
 
-/* An operator table. An operator is made once per negotiated stream, with
- * the most frames it may have in flight, and owns every workspace those
- * frames need; a frame runs in one of its slots, chosen by the caller.
+/* An operator table: an algorithm's typed functions with info, params,
+ * results and the operator as void pointers (CV_OPS_TABLE). An operator is
+ * made once per negotiated stream, with the most frames it may have in
+ * flight, and owns every workspace those frames need; a frame runs in one
+ * of its slots, chosen by the caller.
  *
  * create:  an operator for frames described by info (the algorithm's
  *          CvXxxInfo, read during the call only) with max_slots slots
  *          (1 .. CV_OP_MAX_SLOTS: the caller's pipeline depth), in *op.
  *          It allocates what the info fixes for every slot: per slot,
- *          the scratch memory, uploads and results of one frame in
- *          flight; per stream, what the frames share (the nlmeans
- *          temporal ring). Workspaces that depend on a frame's parameters
- *          (a search window, a kernel size, a template) are the slot's
- *          too and grow at a submit into that slot when the parameters
- *          need more. There is no other scratch convention: callers never
- *          pass memory of their own besides the frame's planes.
- *          Not yet so: cv_nlmeans_cuda_ops makes a slot's device planes
- *          (sized by the info alone) at that slot's first frame, and
- *          the nlmeans temporal ring at the first stored frame (its size
- *          is the temporal window, a parameter).
+ *          the scratch memory, device planes, uploads and results of one
+ *          frame in flight; per stream, what the frames share (the
+ *          nlmeans temporal ring, whose window is the info's).
+ *          Workspaces that depend on a frame's parameters (a search
+ *          window or patch size, a chain's kernels, a template, mean
+ *          shift's segment mode) are the slot's too and grow at a submit
+ *          into that slot when the parameters need more. There is no other
+ *          scratch convention: callers never pass memory of their own
+ *          besides the frame's planes, and nothing below the operators
+ *          takes a workspace from outside the operator.
  * submit:  one frame in slot `slot` (0 .. max_slots - 1) with the
  *          parameter snapshot params (the algorithm's CvXxxParams, read
  *          during the call only, except where the algorithm says

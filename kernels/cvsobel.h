@@ -81,8 +81,28 @@ typedef struct
  *          not listed above, a plane missing or not of the info's sizes, CUDA:
  *          frames taller than 524280 rows), CV_ERROR_CANCELLED (CPU), or
  *          (CUDA) CV_ERROR_CUDA (the first failing call's error kept). */
-typedef CvEdgeMapInfo CvSobelInfo;     /* cvop.h */
+typedef CvEdgeMapInfo CvSobelInfo;      /* cvop.h */
 
+/* The typed operator (cvop.h): an operator of either backend, made by
+ * that backend's create and passed only to its functions. */
+typedef struct CvSobelOp CvSobelOp;
+
+CvStatus cv_sobel_cpu_create (const CvSobelInfo * info, int max_slots,
+    CvSobelOp ** op);
+CvStatus cv_sobel_cpu_submit (CvSobelOp * op, int slot, const CvFrame * frame,
+    const CvSobelParams * params, const CvExec * exec);
+void cv_sobel_cpu_destroy (CvSobelOp * op);
+
+/* CUDA builds only (kernels/nocuda.c defines none of them). */
+CvStatus cv_sobel_cuda_create (const CvSobelInfo * info, int max_slots,
+    CvSobelOp ** op);
+CvStatus cv_sobel_cuda_submit (CvSobelOp * op, int slot,
+    const CvFrame * frame, const CvSobelParams * params, const CvExec * exec);
+void cv_sobel_cuda_destroy (CvSobelOp * op);
+
+/* The generic tables of the typed functions above (CV_OPS_TABLE), as
+ * the elements drive them; in a build without CUDA the CUDA table's
+ * members are all NULL (cv_op_available () is FALSE). */
 extern const CvOps cv_sobel_cpu_ops;
 extern const CvOps cv_sobel_cuda_ops;
 

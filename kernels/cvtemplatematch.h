@@ -76,7 +76,7 @@ typedef enum
   CV_TM_CCORR_NORMED = 3,
   CV_TM_CCOEFF = 4,
   CV_TM_CCOEFF_NORMED = 5,
-} CvTemplateMatchMethod;     /* OpenCV's values (cv::TemplateMatchModes) */
+} CvTemplateMatchMethod;        /* OpenCV's values (cv::TemplateMatchModes) */
 
 /* Number of methods (valid methods are 0 .. CV_TM_N_METHODS - 1). */
 #define CV_TM_N_METHODS 6
@@ -191,8 +191,7 @@ cv_template_match_subpixel_offset (float rm, float r0, float rp)
  * offsets of cv_template_match_subpixel_offset () along x (around[0],
  * score, around[1]) and y (around[2], score, around[3]). */
 static inline void
-cv_template_match_subpixel (const CvTemplateMatch * m, double *sx,
-    double *sy)
+cv_template_match_subpixel (const CvTemplateMatch * m, double *sx, double *sy)
 {
   const float r0 = (float) m->score;
 
@@ -262,15 +261,18 @@ CvStatus cv_template_stats (CvTemplate * t);
  * 0.5 (see cpu-fallback/templatematch-fft.c; the direct path is used
  * where it is not). The CPU operator chooses by a cost model measured on
  * x86-64 (docs/cudatemplatematch.md); the environment variable
- * CUDAVISION_TM_PATH=direct or =fft, read at the operator's first frame,
+ * CUDAVISION_TM_PATH=direct or =fft, read when the operator is made,
  * forces one (fft: where FFTW is built in and the bound holds); on the GPU
  * CUDAVISION_TM_PATH=direct or =gemm forces its kernel. Window sums by
  * sliding column sums (CPU) or integral images (GPU), O(W H). Scores are
  * the same on every path.
- * Memory: the operators keep a workspace per slot from frame to frame
- * (CPU: FFT plans and the template's spectrum, the luma of RGB frames, the
- * float scores; GPU: device buffers, the template uploaded into the slot
- * when its id changes there, the pinned results) and grow them as needed. On the CPU, score images above 64 Mi windows
+ * Memory: the operators keep a workspace per slot from frame to frame,
+ * made at create for what the info fixes (GPU: the luma of RGB frames,
+ * the reductions, the device and pinned results) and grown at a submit
+ * for what the template needs (CPU: FFT plans and the template's
+ * spectrum, the luma of RGB frames, the float scores; GPU: the template
+ * uploaded into the slot when its id changes there, the score images,
+ * the integral images). On the CPU, score images above 64 Mi windows
  * (256 MB of floats) are computed in bands of rows: the correlation then
  * runs once per match searched (max_matches times) instead of once, with
  * the same results.
@@ -321,6 +323,32 @@ typedef struct
   int n_templ;
 } CvTemplateMatchFrameParams;
 
+/* The typed operator (cvop.h): an operator of either backend, made by
+ * that backend's create and passed only to its functions. */
+typedef struct CvTemplateMatchOp CvTemplateMatchOp;
+
+CvStatus cv_template_match_cpu_create (const CvTemplateMatchInfo * info,
+    int max_slots, CvTemplateMatchOp ** op);
+CvStatus cv_template_match_cpu_submit (CvTemplateMatchOp * op, int slot,
+    const CvFrame * frame, const CvTemplateMatchFrameParams * params,
+    const CvExec * exec);
+const CvTemplateMatchResult *cv_template_match_cpu_results (CvTemplateMatchOp
+    * op, int slot);
+void cv_template_match_cpu_destroy (CvTemplateMatchOp * op);
+
+/* CUDA builds only (kernels/nocuda.c defines none of them). */
+CvStatus cv_template_match_cuda_create (const CvTemplateMatchInfo * info,
+    int max_slots, CvTemplateMatchOp ** op);
+CvStatus cv_template_match_cuda_submit (CvTemplateMatchOp * op, int slot,
+    const CvFrame * frame, const CvTemplateMatchFrameParams * params,
+    const CvExec * exec);
+const CvTemplateMatchResult *cv_template_match_cuda_results (CvTemplateMatchOp
+    * op, int slot);
+void cv_template_match_cuda_destroy (CvTemplateMatchOp * op);
+
+/* The generic tables of the typed functions above (CV_OPS_TABLE), as
+ * the elements drive them; in a build without CUDA the CUDA table's
+ * members are all NULL (cv_op_available () is FALSE). */
 extern const CvOps cv_template_match_cpu_ops;
 extern const CvOps cv_template_match_cuda_ops;
 

@@ -23,6 +23,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <cuda_runtime.h>
+#include <string.h>
 
 #include "cuda-internal.h"
 #include "meanshift_core.h"
@@ -544,30 +545,21 @@ launch_segment (Work * w, const CvMsCore * k, const CvMeanShiftParams * p,
   return CV_OK;
 }
 
-extern "C" CvStatus
-cv_meanshift_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvMeanShiftParams * params, void **work, void *stream)
+/* One frame with the slot's workspace w (grown for segment mode and ROIs
+ * larger than it holds; the slot's previous frame is complete). */
+static CvStatus
+meanshift_run (Work * w, const CvPlane * src, CvLumaLayout layout,
+    CvPlane * dst, const CvMeanShiftParams * p, cudaStream_t st)
 {
-  cudaStream_t st = (cudaStream_t) stream;
-  const CvMeanShiftParams *p = params;
-  Work *w;
   CvMsCore k;
   size_t n, frame;
   CvStatus ret;
   int segment_mode;
 
-  ret = cv_ms_validate (src, layout, dst, p, work == NULL);
+  ret = cv_ms_validate (src, layout, dst, p, 0);
   if (ret != CV_OK)
     return ret;
-  if (!work)
-    return CV_ERROR_INVALID_ARGUMENT;
   segment_mode = p->mode == CV_MEANSHIFT_SEGMENT;
-  if (!*work) {
-    *work = calloc (1, sizeof (Work));
-    if (!*work)
-      return CV_ERROR_NO_MEMORY;
-  }
-  w = (Work *) * work;
   n = (size_t) p->roi_width * p->roi_height;
   frame = (size_t) src->width * src->height;
   ret = grow (w, n > 0 ? n : 1, frame, segment_mode);
@@ -615,22 +607,10 @@ cv_meanshift_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   return launch_segment (w, &k, p, dst, layout, st);
 }
 
-extern "C" void
-cv_meanshift_cuda_segments (void *work, CvMeanShiftSegments * seg)
+/* frees what the workspace holds */
+static void
+work_clear (Work * w)
 {
-  Work *w = (Work *) work;
-
-  seg->labels = w ? w->h_labels : NULL;
-  seg->n_segments = w && w->h_nseg ? *w->h_nseg : 0;
-}
-
-extern "C" void
-cv_meanshift_cuda_free (void *work)
-{
-  Work *w = (Work *) work;
-
-  if (!w)
-    return;
   cudaFree (w->img);
   cudaFree (w->filt);
   cudaFree (w->pos);
@@ -643,7 +623,7 @@ cv_meanshift_cuda_free (void *work)
   cudaFree (w->labframe);
   cudaFreeHost (w->h_labels);
   cudaFreeHost (w->h_nseg);
-  free (w);
+  memset (w, 0, sizeof (*w));
 }
 
 /* ---- the operator (cvmeanshift.h) ---- */
@@ -651,72 +631,79 @@ cv_meanshift_cuda_free (void *work)
 typedef struct
 {
   CvMeanShiftInfo info;
-  void *work;                   /* cv_meanshift_cuda's workspace */
+  Work work;                    /* the filter's for the whole frame made at
+                                 * create, segment mode's at its first
+                                 * frame */
   CvMeanShiftSegments seg;
   int segmented;                /* the last submit succeeded in segment
                                  * mode */
-} MeanShiftOp;
+} MeanShiftSlot;
+
+static void
+meanshift_slot_destroy (MeanShiftSlot * o)
+{
+  if (!o)
+    return;
+  work_clear (&o->work);
+  free (o);
+}
 
 static CvStatus
-meanshift_slot_create (const void *info, void **op)
+meanshift_slot_create (const CvMeanShiftInfo * info, MeanShiftSlot ** slot)
 {
-  MeanShiftOp *o;
+  MeanShiftSlot *o;
+  CvStatus st;
 
-  if (!op)
+  if (!slot)
     return CV_ERROR_INVALID_ARGUMENT;
-  *op = NULL;
-  if (!cv_meanshift_info_valid ((const CvMeanShiftInfo *) info))
+  *slot = NULL;
+  if (!cv_meanshift_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
-  o = (MeanShiftOp *) calloc (1, sizeof (MeanShiftOp));
+  o = (MeanShiftSlot *) calloc (1, sizeof (MeanShiftSlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;
-  o->info = *(const CvMeanShiftInfo *) info;
-  *op = o;
+  o->info = *info;
+  st = grow (&o->work, (size_t) info->width * info->height, 0, 0);
+  if (st != CV_OK) {
+    meanshift_slot_destroy (o);
+    return st;
+  }
+  *slot = o;
   return CV_OK;
 }
 
 static CvStatus
-meanshift_slot_submit (void *op, const CvFrame * frame, const void *params,
-    const CvExec * exec)
+meanshift_slot_submit (MeanShiftSlot * o, const CvFrame * frame,
+    const CvMeanShiftParams * p, const CvExec * exec)
 {
-  MeanShiftOp *o = (MeanShiftOp *) op;
-  const CvMeanShiftParams *p = (const CvMeanShiftParams *) params;
   CvFrame f;
   CvStatus status;
 
-  if (!o)
-    return CV_ERROR_INVALID_ARGUMENT;
   o->segmented = 0;
   if (!p || !cv_meanshift_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;
   f = *frame;
-  status = cv_meanshift_cuda (&f.in[0], o->info.layout, &f.out[0], p,
-      &o->work, cv_exec_stream (exec));
+  status = meanshift_run (&o->work, &f.in[0], o->info.layout, &f.out[0], p,
+      (cudaStream_t) cv_exec_stream (exec));
   o->segmented = status == CV_OK && p->mode == CV_MEANSHIFT_SEGMENT;
   return status;
 }
 
-static const void *
-meanshift_slot_results (void *op)
+static const CvMeanShiftSegments *
+meanshift_slot_results (MeanShiftSlot * o)
 {
-  MeanShiftOp *o = (MeanShiftOp *) op;
-
-  if (!o || !o->segmented)
+  if (!o->segmented)
     return NULL;
   /* the pinned labels and count, complete once the frame's work is */
-  cv_meanshift_cuda_segments (o->work, &o->seg);
+  o->seg.labels = o->work.h_labels;
+  o->seg.n_segments = *o->work.h_nseg;
   return &o->seg;
 }
 
-static void
-meanshift_slot_destroy (void *op)
-{
-  MeanShiftOp *o = (MeanShiftOp *) op;
-
-  if (!o)
-    return;
-  cv_meanshift_cuda_free (o->work);
-  free (o);
-}
-
-CV_OPS_FROM_SLOTS (cv_meanshift_cuda_ops, "meanshift-cuda", meanshift_slot);
+CV_SLOT_OP_FUNCTIONS (cv_meanshift_cuda, meanshift_slot, MeanShiftSlot,
+    CvMeanShiftOp, CvMeanShiftInfo, CvMeanShiftParams);
+CV_SLOT_OP_RESULTS (cv_meanshift_cuda, meanshift_slot, MeanShiftSlot,
+    CvMeanShiftOp, CvMeanShiftSegments);
+CV_OPS_TABLE (cv_meanshift_cuda_ops, "meanshift-cuda", cv_meanshift_cuda,
+    CvMeanShiftOp, CvMeanShiftInfo, CvMeanShiftParams,
+    cv_meanshift_cuda_results);

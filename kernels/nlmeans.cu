@@ -968,14 +968,6 @@ alloc_plane (CvPlane * p, int w, int h, int bpp)
   return CV_OK;
 }
 
-/* alloc_plane unless p already holds a plane (a retry after a failed
- * allocation keeps the planes it got) */
-CvStatus
-ensure_plane (CvPlane * p, int w, int h, int bpp)
-{
-  return p->data ? CV_OK : alloc_plane (p, w, h, bpp);
-}
-
 /* The operator's device ring (cvnlmeans.h): per entry plane 0 of a frame
  * and, for I420 / NV12, its packed chroma (rgb-mode ycrcb: the frame's Y
  * plane and its (Cr, Cb, 0, A) plane); the event recorded after the
@@ -1009,9 +1001,22 @@ cuda_ring_free (void *storage)
   free (r);
 }
 
+/* the packed chroma of a frame of the info, 4 bytes per pixel: I420's U
+ * and V or NV12's UV with 2 bytes of 0, rgb-mode ycrcb's (Cr, Cb, 0, A);
+ * none for other frames */
 CvStatus
-cuda_ring_new (const CvNlMeansInfo * info, const CvFrame * f, int n,
-    CudaRing ** out)
+alloc_uv (const CvNlMeansInfo * info, CvPlane * uv)
+{
+  if (cv_nlmeans_info_ycrcb (info))
+    return alloc_plane (uv, info->width, info->height, 4);
+  if (info->n_planes == 2 || info->n_planes == 3)
+    return alloc_plane (uv, cv_nlmeans_plane_width (info, 1), info->rows[1],
+        4);
+  return CV_OK;
+}
+
+CvStatus
+cuda_ring_new (const CvNlMeansInfo * info, int n, CudaRing ** out)
 {
   CudaRing *r = (CudaRing *) calloc (1, sizeof (CudaRing));
   CvStatus st = CV_OK;
@@ -1026,10 +1031,8 @@ cuda_ring_new (const CvNlMeansInfo * info, const CvFrame * f, int n,
     r->index[i] = -1;
     st = alloc_plane (&r->plane0[i], info->width, info->height,
         r->ycc ? 1 : info->layout.bpp);
-    if (st == CV_OK && r->yuv)
-      st = alloc_plane (&r->uv[i], f->in[1].width, f->in[1].height, 4);
-    if (st == CV_OK && r->ycc)
-      st = alloc_plane (&r->uv[i], info->width, info->height, 4);
+    if (st == CV_OK)
+      st = alloc_uv (info, &r->uv[i]);
     if (st == CV_OK)
       st = cv_cuda_status (cudaEventCreateWithFlags (&r->ev[i],
           cudaEventDisableTiming));
@@ -1049,12 +1052,15 @@ cuda_ring_new (const CvNlMeansInfo * info, const CvFrame * f, int n,
 namespace {
 
 /* One slot's workspace (one frame in flight on the slot's stream): never
- * shared with another slot. */
-struct NlMeansOp
+ * shared with another slot. The planes are made at create, the scratch at
+ * a submit (its size depends on the patch size and the search window). */
+struct NlMeansSlot
 {
   CvNlMeansInfo info;
   CvCudaScratch scratch;        /* the passes' partial sums */
-  CvPlane uv_in, uv_out;        /* packed chroma of this slot's frames */
+  CvPlane uv_in, uv_out;        /* packed chroma of this slot's frames
+                                 * (I420, NV12), rgb-mode ycrcb: the
+                                 * (Cr, Cb, 0, A) planes */
   CvPlane y_in, y_out;          /* rgb-mode ycrcb: the Y planes */
 };
 
@@ -1065,12 +1071,12 @@ struct NlMeansStream
 {
   CvNlMeansInfo info;
   int n_slots;
-  NlMeansOp *slot;
-  CudaRing *ring;               /* temporal: made at the first store */
+  NlMeansSlot *slot;
+  CudaRing *ring;               /* temporal_window >= 3 */
 };
 
 void
-slot_free (NlMeansOp * o)
+slot_free (NlMeansSlot * o)
 {
   cv_cuda_scratch_free (&o->scratch);
   if (o->uv_in.data)
@@ -1083,8 +1089,34 @@ slot_free (NlMeansOp * o)
     cudaFree (o->y_out.data);
 }
 
+/* a frame's planes in the slot: rgb-mode ycrcb's Y plane y and the packed
+ * chroma uv (alloc_uv) */
+CvStatus
+slot_planes (const CvNlMeansInfo * info, CvPlane * y, CvPlane * uv)
+{
+  CvStatus st = CV_OK;
+
+  if (cv_nlmeans_info_ycrcb (info))
+    st = alloc_plane (y, info->width, info->height, 1);
+  return st == CV_OK ? alloc_uv (info, uv) : st;
+}
+
+/* the slot's planes: the denoised frame's and, without a temporal window
+ * (whose frames are the ring's), the converted or packed input */
+CvStatus
+slot_make (NlMeansSlot * o)
+{
+  CvStatus st = slot_planes (&o->info, &o->y_out, &o->uv_out);
+
+  if (st == CV_OK && o->info.temporal_window <= 1)
+    st = slot_planes (&o->info, &o->y_in, &o->uv_in);
+  return st;
+}
+
+}                               /* namespace */
+
 void
-nlmeans_destroy (void *op)
+cv_nlmeans_cuda_destroy (CvNlMeansOp * op)
 {
   NlMeansStream *o = (NlMeansStream *) op;
 
@@ -1098,34 +1130,47 @@ nlmeans_destroy (void *op)
 }
 
 CvStatus
-nlmeans_create (const void *info, int max_slots, void **op)
+cv_nlmeans_cuda_create (const CvNlMeansInfo * info, int max_slots,
+    CvNlMeansOp ** op)
 {
   NlMeansStream *o;
 
   if (!op)
     return CV_ERROR_INVALID_ARGUMENT;
   *op = NULL;
-  if (!cv_nlmeans_info_valid ((const CvNlMeansInfo *) info) || max_slots < 1
+  if (!cv_nlmeans_info_valid (info) || max_slots < 1
       || max_slots > CV_OP_MAX_SLOTS)
     return CV_ERROR_INVALID_ARGUMENT;
   o = (NlMeansStream *) calloc (1, sizeof (NlMeansStream));
   if (!o)
     return CV_ERROR_NO_MEMORY;
-  o->slot = (NlMeansOp *) calloc ((size_t) max_slots, sizeof (NlMeansOp));
+  o->slot = (NlMeansSlot *) calloc ((size_t) max_slots, sizeof (NlMeansSlot));
   if (!o->slot) {
     free (o);
     return CV_ERROR_NO_MEMORY;
   }
-  o->info = *(const CvNlMeansInfo *) info;
+  o->info = *info;
   o->n_slots = max_slots;
-  for (int i = 0; i < max_slots; i++)
+  CvStatus st = CV_OK;
+  if (info->temporal_window > 1)
+    st = cuda_ring_new (info, cv_nlmeans_ring_size (info->temporal_window),
+        &o->ring);
+  for (int i = 0; st == CV_OK && i < max_slots; i++) {
     o->slot[i].info = o->info;
-  *op = o;
+    st = slot_make (&o->slot[i]);
+  }
+  if (st != CV_OK) {
+    cv_nlmeans_cuda_destroy ((CvNlMeansOp *) o);
+    return st;
+  }
+  *op = (CvNlMeansOp *) o;
   return CV_OK;
 }
 
+namespace {
+
 CvStatus
-ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
+ensure_scratch (NlMeansSlot * o, const CvNlMeansParams * p)
 {
   size_t need = cv_nlmeans_cuda_scratch_size (o->info.width, o->info.height,
       o->info.layout, p);
@@ -1134,8 +1179,9 @@ ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
 
   if (yuv) {
     /* the chroma pass: packed, colour kernel */
-    const size_t n2 = cv_nlmeans_cuda_scratch_size (f->out[1].width,
-        f->out[1].height, kUvLayout, p);
+    const size_t n2 =
+        cv_nlmeans_cuda_scratch_size (cv_nlmeans_plane_width (&o->info, 1),
+        o->info.rows[1], kUvLayout, p);
     need = n2 > need ? n2 : need;
   }
   if (ycc) {
@@ -1150,38 +1196,14 @@ ensure_scratch (NlMeansOp * o, const CvNlMeansParams * p, const CvFrame * f)
   /* the most the frame's passes need, before the first is queued; this
    * slot's previous frame has completed (the caller uses a slot again only
    * then): its scratch is free */
-  CvStatus st0 = cv_cuda_scratch_reserve (&o->scratch, need);
-  if (st0 != CV_OK)
-    return st0;
-  if (yuv && !(o->uv_out.data && o->uv_in.data)) {
-    CvStatus st = ensure_plane (&o->uv_out, f->out[1].width,
-        f->out[1].height, 4);
-    if (st == CV_OK)
-      st = ensure_plane (&o->uv_in, f->out[1].width, f->out[1].height, 4);
-    if (st != CV_OK)
-      return st;
-  }
-  if (ycc && !(o->uv_out.data && o->uv_in.data && o->y_out.data
-          && o->y_in.data)) {
-    const int w = o->info.width, h = o->info.height;
-    CvStatus st = ensure_plane (&o->uv_out, w, h, 4);
-    if (st == CV_OK)
-      st = ensure_plane (&o->uv_in, w, h, 4);
-    if (st == CV_OK)
-      st = ensure_plane (&o->y_out, w, h, 1);
-    if (st == CV_OK)
-      st = ensure_plane (&o->y_in, w, h, 1);
-    if (st != CV_OK)
-      return st;
-  }
-  return CV_OK;
+  return cv_cuda_scratch_reserve (&o->scratch, need);
 }
 
 /* rgb-mode ycrcb: frame c of the converted window (ys: Y planes, ccs:
  * (Cr, Cb, 0, A) planes) into f->out[0]: Y with h, Cr and Cb with h_color
  * (0: kept), converted back with the centre's alpha / padding byte */
 CvStatus
-denoise_ycrcb (NlMeansOp * o, const CvPlane * const *ys,
+denoise_ycrcb (NlMeansSlot * o, const CvPlane * const *ys,
     const CvPlane * const *ccs, int n, int c, const CvFrame * f,
     const CvNlMeansParams * p, cudaStream_t s)
 {
@@ -1203,7 +1225,7 @@ denoise_ycrcb (NlMeansOp * o, const CvPlane * const *ys,
 /* frame c of the window: plane 0 (frames0) with h, the chroma (packed
  * frames uv, NULL: the planes of `in`) with h_color, or copied */
 CvStatus
-denoise_window (NlMeansOp * o, const CvPlane * const *frames0,
+denoise_window (NlMeansSlot * o, const CvPlane * const *frames0,
     const CvPlane * const *uv, int n, int c, const CvFrame * f,
     const CvNlMeansParams * p, cudaStream_t s)
 {
@@ -1245,13 +1267,14 @@ denoise_window (NlMeansOp * o, const CvPlane * const *frames0,
   return st;
 }
 
+}                               /* namespace */
+
 CvStatus
-nlmeans_submit (void *op, int slot, const CvFrame * frame,
-    const void *params, const CvExec * exec)
+cv_nlmeans_cuda_submit (CvNlMeansOp * op, int slot, const CvFrame * frame,
+    const CvNlMeansParams * p, const CvExec * exec)
 {
   NlMeansStream *so = (NlMeansStream *) op;
-  NlMeansOp *o;
-  const CvNlMeansParams *p = (const CvNlMeansParams *) params;
+  NlMeansSlot *o;
   cudaStream_t s = (cudaStream_t) cv_exec_stream (exec);
   const CvPlane *f0[CV_NLMEANS_MAX_TEMPORAL], *fuv[CV_NLMEANS_MAX_TEMPORAL];
   CudaRing *ring;
@@ -1261,10 +1284,12 @@ nlmeans_submit (void *op, int slot, const CvFrame * frame,
       || !frame)
     return CV_ERROR_INVALID_ARGUMENT;
   o = &so->slot[slot];
-  if (p->temporal_window <= 1) {
+  ring = so->ring;
+  if (!ring) {
+    /* every frame on its own */
     if (!cv_nlmeans_frame_valid (&o->info, frame))
       return CV_ERROR_INVALID_ARGUMENT;
-    st = ensure_scratch (o, p, frame);
+    st = ensure_scratch (o, p);
     if (st != CV_OK)
       return st;
     if (cv_nlmeans_info_ycrcb (&o->info)) {
@@ -1279,22 +1304,11 @@ nlmeans_submit (void *op, int slot, const CvFrame * frame,
   }
 
   /* a temporal window: store frame->in, denoise frame centre */
-  if ((p->store >= 0 && !cv_nlmeans_frame_valid (&o->info, frame))
+  if (!cv_nlmeans_window_params_valid (p, o->info.temporal_window)
+      || (p->store >= 0 && !cv_nlmeans_frame_valid (&o->info, frame))
       || (p->centre >= 0 && !cv_plane_is (&frame->out[0], o->info.width,
               o->info.height, o->info.layout.bpp)))
     return CV_ERROR_INVALID_ARGUMENT;
-  ring = so->ring;
-  if (ring && ring->n < cv_nlmeans_ring_size (p->temporal_window))
-    return CV_ERROR_INVALID_ARGUMENT;   /* one window per operator */
-  if (!ring) {
-    if (p->store < 0)
-      return CV_ERROR_INVALID_ARGUMENT; /* nothing stored yet */
-    st = cuda_ring_new (&o->info, frame,
-        cv_nlmeans_ring_size (p->temporal_window), &ring);
-    if (st != CV_OK)
-      return st;
-    so->ring = ring;
-  }
   if (p->store >= 0) {
     /* the frame's one copy into the ring (device to device: the frame
      * was uploaded once, by its own submission) */
@@ -1330,7 +1344,7 @@ nlmeans_submit (void *op, int slot, const CvFrame * frame,
     f0[i] = &ring->plane0[e];
     fuv[i] = &ring->uv[e];
   }
-  st = ensure_scratch (o, p, frame);
+  st = ensure_scratch (o, p);
   if (st != CV_OK)
     return st;
   if (ring->ycc)
@@ -1340,17 +1354,5 @@ nlmeans_submit (void *op, int slot, const CvFrame * frame,
       p->radius, frame, p, s);
 }
 
-const void *
-nlmeans_results (void *op, int slot)
-{
-  (void) op;
-  (void) slot;
-  return NULL;
-}
-
-}                               /* namespace */
-
-extern "C" const CvOps cv_nlmeans_cuda_ops = {
-  "nlmeans-cuda", nlmeans_create, nlmeans_submit, nlmeans_results,
-  nlmeans_destroy
-};
+CV_OPS_TABLE (cv_nlmeans_cuda_ops, "nlmeans-cuda", cv_nlmeans_cuda,
+    CvNlMeansOp, CvNlMeansInfo, CvNlMeansParams, cv_op_no_results);

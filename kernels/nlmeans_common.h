@@ -12,25 +12,30 @@
 
 #include <math.h>
 
-/* TRUE when the parameters are in the ranges documented in cvnlmeans.h. */
+/* TRUE when the parameters of a pass (h .. h_color) are in the ranges
+ * documented in cvnlmeans.h. */
 static inline int
 cv_nlmeans_params_valid (const CvNlMeansParams * p)
 {
   return p && isfinite (p->h) && p->h > 0 && p->patch_size >= 1
       && p->patch_size <= CV_NLMEANS_MAX_PATCH && (p->patch_size & 1)
       && (p->search_window == 0 || (p->search_window >= 1
-              && p->search_window <= CV_NLMEANS_MAX_SEARCH
-              && (p->search_window & 1)))
+          && p->search_window <= CV_NLMEANS_MAX_SEARCH
+          && (p->search_window & 1)))
       && isfinite (p->patch_sigma) && p->patch_sigma >= 0
       && isfinite (p->sigma) && p->sigma >= 0
-      && isfinite (p->h_color) && p->h_color >= 0
-      && p->temporal_window >= 0
-      && p->temporal_window <= CV_NLMEANS_MAX_TEMPORAL
-      && (p->temporal_window <= 1 || ((p->temporal_window & 1)
-              && p->store >= -1 && p->centre >= -1
-              && p->radius >= 0 && p->radius <= p->temporal_window / 2
-              && (p->centre < 0 || (p->centre >= p->radius
-                      && (p->centre + p->radius <= p->store || p->store < 0)))));
+      && isfinite (p->h_color) && p->h_color >= 0;
+}
+
+/* TRUE when a frame's store, centre and radius fit an operator of
+ * temporal window temporal_window (>= 3), cvnlmeans.h */
+static inline int
+cv_nlmeans_window_params_valid (const CvNlMeansParams * p, int temporal_window)
+{
+  return p->store >= -1 && p->centre >= -1 && p->radius >= 0
+      && p->radius <= temporal_window / 2 && (p->centre < 0
+      || (p->centre >= p->radius && (p->centre + p->radius <= p->store
+              || p->store < 0)));
 }
 
 /* frames of the operator's temporal ring (see cvnlmeans.h) */

@@ -1,7 +1,10 @@
 /* gst-cuda-vision: the CUDA operator tables of a build without CUDA
  * (meson -Dcuda=disabled, or no nvcc): every member NULL, so that the
  * elements can name both tables of an algorithm unconditionally;
- * cv_op_available () is FALSE for them.
+ * cv_op_available () is FALSE for them. The typed CUDA functions
+ * (cv_xxx_cuda_create, ...) have no stubs here: they are not defined in
+ * such a build, so code built without HAVE_CUDA that calls one fails to
+ * link instead of meeting an error at run time (cvop.h).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

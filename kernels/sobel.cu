@@ -759,43 +759,42 @@ cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
 
 namespace {
 
-struct SobelOp
+struct SobelSlot
 {
   CvSobelInfo info;
 };
 
 CvStatus
-sobel_slot_create (const void *info, void **op)
+sobel_slot_create (const CvSobelInfo * info, SobelSlot ** slot)
 {
-  SobelOp *o;
+  SobelSlot *o;
 
-  if (!op)
+  if (!slot)
     return CV_ERROR_INVALID_ARGUMENT;
-  *op = NULL;
-  if (!cv_edge_map_info_valid ((const CvEdgeMapInfo *) info))
+  *slot = NULL;
+  if (!cv_edge_map_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
-  o = (SobelOp *) calloc (1, sizeof (SobelOp));
+  o = (SobelSlot *) calloc (1, sizeof (SobelSlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;
-  o->info = *(const CvSobelInfo *) info;
-  *op = o;
+  o->info = *info;
+  *slot = o;
   return CV_OK;
 }
 
 CvStatus
-sobel_slot_submit (void *op, const CvFrame * frame, const void *params,
-    const CvExec * exec)
+sobel_slot_submit (SobelSlot * o, const CvFrame * frame,
+    const CvSobelParams * params, const CvExec * exec)
 {
-  SobelOp *o = (SobelOp *) op;
   void *stream = cv_exec_stream (exec);
   CvFrame f;
   CvStatus status;
 
-  if (!o || !params || !cv_edge_map_frame_valid (&o->info, frame))
+  if (!params || !cv_edge_map_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;
   f = *frame;
-  status = cv_sobel_cuda (&f.in[0], o->info.layout, &f.out[0],
-      (const CvSobelParams *) params, stream);
+  status = cv_sobel_cuda (&f.in[0], o->info.layout, &f.out[0], params,
+      stream);
   /* neutral chroma of NV12 / I420 output */
   for (int p = 1; status == CV_OK && p < o->info.n_out_planes; p++)
     status = cv_fill_plane_cuda (&f.out[p], o->info.out_pixel_stride[p], 128,
@@ -803,22 +802,18 @@ sobel_slot_submit (void *op, const CvFrame * frame, const void *params,
   return status;
 }
 
-const void *
-sobel_slot_results (void *op)
-{
-  (void) op;
-  return NULL;
-}
-
 void
-sobel_slot_destroy (void *op)
+sobel_slot_destroy (SobelSlot * o)
 {
-  free (op);
+  free (o);
 }
 
 }                               /* namespace */
 
-CV_OPS_FROM_SLOTS (cv_sobel_cuda_ops, "sobel-cuda", sobel_slot);
+CV_SLOT_OP_FUNCTIONS (cv_sobel_cuda, sobel_slot, SobelSlot, CvSobelOp,
+    CvSobelInfo, CvSobelParams);
+CV_OPS_TABLE (cv_sobel_cuda_ops, "sobel-cuda", cv_sobel_cuda, CvSobelOp,
+    CvSobelInfo, CvSobelParams, cv_op_no_results);
 
 /* ---- the check of the fast L2 magnitudes ----
  * sobel_shfl_kernel: every s = gx² + gy² a 3x3 aperture can give lies in

@@ -887,14 +887,10 @@ ensure (T ** p, size_t * cap, size_t n)
   return e;
 }
 
-}                               /* namespace */
-
-extern "C" void
-cv_template_match_cuda_free (void *workspace)
+/* frees what the workspace holds */
+void
+workspace_clear (Workspace * ws)
 {
-  Workspace *ws = (Workspace *) workspace;
-  if (!ws)
-    return;
   cudaFree (ws->luma);
   for (int i = 0; i < CV_TEMPLATE_MATCH_MAX_SCALES; i++) {
     cudaFree (ws->tmpl[i]);
@@ -910,10 +906,40 @@ cv_template_match_cuda_free (void *workspace)
   cudaFree (ws->pkey);
   cudaFree (ws->pidx);
   cudaFree (ws->res);
-  delete ws;
+  memset (ws, 0, sizeof (*ws));
 }
 
-namespace {
+/* the luma of RGB frames, w x h */
+CvStatus
+ensure_luma (Workspace * ws, int w, int h)
+{
+  if (ws->luma && ws->luma_w >= w && ws->luma_h >= h)
+    return CV_OK;
+  cudaFree (ws->luma);
+  ws->luma = NULL;
+  ws->luma_w = ws->luma_h = 0;
+  CV_CUDA_TRY (cudaMallocPitch ((void **) &ws->luma, &ws->luma_pitch, w, h));
+  ws->luma_w = w;
+  ws->luma_h = h;
+  return CV_OK;
+}
+
+/* what every frame uses whatever its template: the reductions' partial
+ * results and the device result */
+CvStatus
+ensure_fixed (Workspace * ws)
+{
+  if (!ws->pkey)
+    CV_CUDA_TRY (cudaMalloc ((void **) &ws->pkey,
+            kRedBlocks * sizeof (float)));
+  if (!ws->pidx)
+    CV_CUDA_TRY (cudaMalloc ((void **) &ws->pidx,
+            kRedBlocks * sizeof (long long)));
+  if (!ws->res)
+    CV_CUDA_TRY (cudaMalloc ((void **) &ws->res,
+            sizeof (CvTemplateMatchResult)));
+  return CV_OK;
+}
 
 /* The correlation path of a tw x th template (see the top of this file). */
 int
@@ -968,15 +994,17 @@ launch_corr (int path, const uint8_t * img, size_t ls, int w, int h,
   }
 }
 
-}                               /* namespace */
-
-extern "C" CvStatus
-cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
+/* Template matching of templ[0 .. n_templ - 1] in src with the slot's
+ * workspace ws (grown for the templates; the slot's previous frame is
+ * complete): the matches into result (pinned host memory, written by an
+ * asynchronous copy at the end of the work queued on st), the score map
+ * if any. */
+CvStatus
+template_match_run (Workspace * ws, const CvPlane * src, CvLumaLayout layout,
     const CvTemplate * templ, int n_templ, const CvTemplateMatchParams * p,
-    CvPlane * score_map, CvTemplateMatchResult * result, void **workspace,
-    void *stream)
+    CvPlane * score_map, CvTemplateMatchResult * result, cudaStream_t st)
 {
-  if (!src || !templ || !p || !result || !workspace || !src->data
+  if (!src || !templ || !p || !result || !src->data
       || src->width < 1 || src->height < 1 || layout.bpp < 1
       || n_templ < 1 || n_templ > CV_TEMPLATE_MATCH_MAX_SCALES)
     return CV_ERROR_INVALID_ARGUMENT;
@@ -1016,32 +1044,15 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
   if (cv_div_up (max_rh, kCorrTY) > 65535 || cv_div_up (h, 8) > 65535)
     return CV_ERROR_INVALID_ARGUMENT;
 
-  cudaStream_t st = (cudaStream_t) stream;
-  Workspace *ws = (Workspace *) * workspace;
-  if (!ws) {
-    ws = new (std::nothrow) Workspace ();
-    if (!ws)
-      return CV_ERROR_NO_MEMORY;
-    ws->gemm_ok = -1;
-    ws->path_env = path_from_env ();
-    *workspace = ws;
-  }
-
   /* luma */
   const uint8_t *lum = src->data;
   size_t ls = src->stride;
   if (!(layout.r < 0 && layout.bpp == 1)) {
     if (layout.r < 0 || (layout.bpp != 3 && layout.bpp != 4))
       return CV_ERROR_INVALID_ARGUMENT;
-    if (!ws->luma || ws->luma_w < w || ws->luma_h < h) {
-      cudaFree (ws->luma);
-      ws->luma = NULL;
-      ws->luma_w = ws->luma_h = 0;
-      CV_CUDA_TRY (cudaMallocPitch ((void **) &ws->luma, &ws->luma_pitch, w,
-              h));
-      ws->luma_w = w;
-      ws->luma_h = h;
-    }
+    CvStatus lst = ensure_luma (ws, w, h);
+    if (lst != CV_OK)
+      return lst;
     dim3 b (32, 8), g (cv_div_up (w, 32), cv_div_up (h, 8));
     if (layout.bpp == 3)
       luma_kernel < 3 > <<<g, b, 0, st>>> (src->data, src->stride, layout.r,
@@ -1077,15 +1088,9 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
   }
 
   CV_CUDA_TRY (ensure (&ws->map, &ws->map_cap, (size_t) total));
-  if (!ws->pkey)
-    CV_CUDA_TRY (cudaMalloc ((void **) &ws->pkey,
-            kRedBlocks * sizeof (float)));
-  if (!ws->pidx)
-    CV_CUDA_TRY (cudaMalloc ((void **) &ws->pidx,
-            kRedBlocks * sizeof (long long)));
-  if (!ws->res)
-    CV_CUDA_TRY (cudaMalloc ((void **) &ws->res,
-            sizeof (CvTemplateMatchResult)));
+  CvStatus fst = ensure_fixed (ws);
+  if (fst != CV_OK)
+    return fst;
 
   if (ws->gemm_ok < 0) {
     cudaFuncAttributes fa;
@@ -1194,70 +1199,82 @@ cv_template_match_cuda (const CvPlane * src, CvLumaLayout layout,
 
 /* ---- the operator (cvtemplatematch.h) ---- */
 
-namespace {
-
-struct TemplateMatchOp
+struct TemplateMatchSlot
 {
   CvTemplateMatchInfo info;
-  void *ws;                     /* cv_template_match_cuda's workspace */
+  Workspace ws;                 /* what the info fixes made at create, the
+                                 * templates' at a submit */
   CvTemplateMatchResult *result;        /* pinned */
 };
 
 void
-template_match_slot_destroy (void *op)
+template_match_slot_destroy (TemplateMatchSlot * o)
 {
-  TemplateMatchOp *o = (TemplateMatchOp *) op;
-
   if (!o)
     return;
-  cv_template_match_cuda_free (o->ws);
+  workspace_clear (&o->ws);
   if (o->result)
     cudaFreeHost (o->result);
   free (o);
 }
 
+/* the slot's workspace for the info (the luma of RGB frames, the
+ * reductions, the results), its pinned result */
 CvStatus
-template_match_slot_create (const void *info, void **op)
+template_match_slot_make (TemplateMatchSlot * o)
 {
-  TemplateMatchOp *o;
-  cudaError_t e;
+  const CvLumaLayout l = o->info.layout;
+  CvStatus st = CV_OK;
 
-  if (!op)
-    return CV_ERROR_INVALID_ARGUMENT;
-  *op = NULL;
-  if (!cv_template_match_info_valid ((const CvTemplateMatchInfo *) info))
-    return CV_ERROR_INVALID_ARGUMENT;
-  o = (TemplateMatchOp *) calloc (1, sizeof (TemplateMatchOp));
-  if (!o)
-    return CV_ERROR_NO_MEMORY;
-  o->info = *(const CvTemplateMatchInfo *) info;
+  o->ws.gemm_ok = -1;
+  o->ws.path_env = path_from_env ();
+  if (!(l.r < 0 && l.bpp == 1))
+    st = ensure_luma (&o->ws, o->info.width, o->info.height);
+  if (st == CV_OK)
+    st = ensure_fixed (&o->ws);
+  if (st != CV_OK)
+    return st;
   /* the results: written by an asynchronous copy at the end of a frame */
-  e = cudaHostAlloc ((void **) &o->result, sizeof (CvTemplateMatchResult),
-      cudaHostAllocPortable);
-  if (e != cudaSuccess) {
-    o->result = NULL;
-    template_match_slot_destroy (o);
-    return cv_cuda_status (e);
-  }
+  CV_CUDA_TRY (cudaHostAlloc ((void **) &o->result,
+          sizeof (CvTemplateMatchResult), cudaHostAllocPortable));
   memset (o->result, 0, sizeof (CvTemplateMatchResult));
-  *op = o;
   return CV_OK;
 }
 
 CvStatus
-template_match_slot_submit (void *op, const CvFrame * frame, const void *params,
-    const CvExec * exec)
+template_match_slot_create (const CvTemplateMatchInfo * info,
+    TemplateMatchSlot ** slot)
 {
-  TemplateMatchOp *o = (TemplateMatchOp *) op;
-  const CvTemplateMatchFrameParams *fp =
-      (const CvTemplateMatchFrameParams *) params;
-  void *stream = cv_exec_stream (exec);
+  TemplateMatchSlot *o;
+  CvStatus st;
+
+  if (!slot)
+    return CV_ERROR_INVALID_ARGUMENT;
+  *slot = NULL;
+  if (!cv_template_match_info_valid (info))
+    return CV_ERROR_INVALID_ARGUMENT;
+  o = (TemplateMatchSlot *) calloc (1, sizeof (TemplateMatchSlot));
+  if (!o)
+    return CV_ERROR_NO_MEMORY;
+  o->info = *info;
+  st = template_match_slot_make (o);
+  if (st != CV_OK) {
+    template_match_slot_destroy (o);
+    return st;
+  }
+  *slot = o;
+  return CV_OK;
+}
+
+CvStatus
+template_match_slot_submit (TemplateMatchSlot * o, const CvFrame * frame,
+    const CvTemplateMatchFrameParams * fp, const CvExec * exec)
+{
+  cudaStream_t stream = (cudaStream_t) cv_exec_stream (exec);
   CvTemplateMatchParams p;
   CvFrame f;
   CvPlane *map;
 
-  if (!o)
-    return CV_ERROR_INVALID_ARGUMENT;
   /* this slot's previous frame has completed (a slot takes a frame only
    * then): nothing writes the result now */
   o->result->count = 0;
@@ -1272,19 +1289,23 @@ template_match_slot_submit (void *op, const CvFrame * frame, const void *params,
   }
   p = fp->match;
   p.score_map = o->info.score_map;
-  return cv_template_match_cuda (&f.in[0], o->info.layout, fp->templ,
-      fp->n_templ > 1 ? fp->n_templ : 1, &p, map, o->result, &o->ws, stream);
+  return template_match_run (&o->ws, &f.in[0], o->info.layout, fp->templ,
+      fp->n_templ > 1 ? fp->n_templ : 1, &p, map, o->result, stream);
 }
 
-const void *
-template_match_slot_results (void *op)
+const CvTemplateMatchResult *
+template_match_slot_results (TemplateMatchSlot * o)
 {
-  TemplateMatchOp *o = (TemplateMatchOp *) op;
-
-  return o ? o->result : NULL;
+  return o->result;
 }
 
 }                               /* namespace */
 
-CV_OPS_FROM_SLOTS (cv_template_match_cuda_ops, "template-match-cuda",
-    template_match_slot);
+CV_SLOT_OP_FUNCTIONS (cv_template_match_cuda, template_match_slot,
+    TemplateMatchSlot, CvTemplateMatchOp, CvTemplateMatchInfo,
+    CvTemplateMatchFrameParams);
+CV_SLOT_OP_RESULTS (cv_template_match_cuda, template_match_slot,
+    TemplateMatchSlot, CvTemplateMatchOp, CvTemplateMatchResult);
+CV_OPS_TABLE (cv_template_match_cuda_ops, "template-match-cuda",
+    cv_template_match_cuda, CvTemplateMatchOp, CvTemplateMatchInfo,
+    CvTemplateMatchFrameParams, cv_template_match_cuda_results);

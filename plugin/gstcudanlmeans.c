@@ -159,16 +159,19 @@ gst_cuda_nl_means_set_info (GstCudaVisionBase * base, GstCaps * incaps,
   info->width = GST_VIDEO_INFO_WIDTH (in_info);
   info->height = GST_VIDEO_INFO_HEIGHT (in_info);
   info->n_planes = GST_VIDEO_INFO_N_PLANES (in_info);
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (in_info); p++)
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (in_info); p++) {
     info->row_bytes[p] = gst_cuda_vision_plane_row_bytes (in_info, p);
+    info->rows[p] = gst_cuda_vision_plane_rows (in_info, p);
+  }
   self->colour = info->layout.r >= 0;
   self->warned_patch = FALSE;
 
   /* the temporal window of these caps: its frames after each frame are
    * the base's lookahead; the operator (made for these caps after
-   * set_info) keeps the frames in its temporal ring */
+   * set_info) keeps the frames in its temporal ring, made for the window
+   * at its creation */
   GST_OBJECT_LOCK (self);
-  self->window = self->temporal_window;
+  self->window = info->temporal_window = self->temporal_window;
   info->rgb_mode = self->rgb_mode == GST_CUDA_NL_MEANS_RGB_YCRCB ?
       CV_NLMEANS_RGB_YCRCB : CV_NLMEANS_RGB_JOINT;
   GST_OBJECT_UNLOCK (self);
@@ -195,7 +198,6 @@ gst_cuda_nl_means_get_params (GstCudaVisionBase * base, gpointer params)
   /* -1: as h; 0: the chroma copied */
   p->h_color = self->h_color < 0 ? self->h : self->h_color;
   GST_OBJECT_UNLOCK (self);
-  p->temporal_window = self->window;
   p->store = p->centre = -1;
   p->radius = 0;
 }

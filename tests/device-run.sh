@@ -65,7 +65,14 @@ if [ -d "$b/extra-lib" ]; then
 fi
 nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv 2>&1 | tee "$out/device.txt"
 status=0
-# test_cvops's CUDA test functions (each runnable alone with GST_CHECKS)
+# the operator test programs (test_op, test_op_<algorithm>: the
+# operators' C interface, no element), and the CUDA test functions of one
+# (each runnable alone with GST_CHECKS)
+op_programs() {
+  for p in "$1"/tests/test_op "$1"/tests/test_op_*; do
+    [ -x "$p" ] && [ -f "$p" ] && echo "$p"
+  done
+}
 cuda_test_functions() {
   grep -aoE 'test_cuda_[a-z0-9_]+' "$1" | sort -u
 }
@@ -76,25 +83,36 @@ test_functions() {
     sed -E 's/.*,[[:space:]]*//' | sort -u
 }
 if [ "$what" = tests ] || [ "$what" = all ]; then
+  ops_done=
   for t in "$b"/tests/test_*; do
     [ -x "$t" ] && [ -f "$t" ] || continue
     n=$(basename "$t")
-    if [ "$n" = test_cvops ]; then
-      # more than 220 s as one program on an H200 (2026-11-27): each CUDA
-      # test function in its own process, all at once (GST_CHECKS)
-      for f in $(cuda_test_functions "$t"); do
-        CUDAVISION_TEST_BACKEND=cuda CK_FORK=no GST_CHECKS=$f \
-          timeout ${TEST_TIMEOUT:-300} "$t" > "$out/$n-$f.log" 2>&1 &
-      done
-      wait
-      for f in $(cuda_test_functions "$t"); do
-        l="$out/$n-$f.log"
-        grep -qE '^100%: Checks' "$l" || status=1
-        printf '%-28s %s\n' "$n $f" "$(grep -E '^[0-9]+%: Checks' "$l" | tail -1)"
-        grep -E ':[EF]:' "$l" | head -5
-      done
-      continue
-    fi
+    case "$n" in
+      test_op|test_op_*)
+        # the operator programs together, when the first is met: their
+        # predecessor (test_cvops) needed more than 220 s as one program on
+        # an H200 (2026-11-27), so every CUDA test function of every one
+        # runs in its own process, all at once (GST_CHECKS)
+        [ -n "$ops_done" ] && continue
+        ops_done=1
+        for p in $(op_programs "$b"); do
+          for f in $(cuda_test_functions "$p"); do
+            CUDAVISION_TEST_BACKEND=cuda CK_FORK=no GST_CHECKS=$f \
+              timeout ${TEST_TIMEOUT:-300} "$p" > "$out/$(basename "$p")-$f.log" 2>&1 &
+          done
+        done
+        wait
+        for p in $(op_programs "$b"); do
+          for f in $(cuda_test_functions "$p"); do
+            l="$out/$(basename "$p")-$f.log"
+            grep -qE '^100%: Checks' "$l" || status=1
+            printf '%-48s %s\n' "$(basename "$p") $f" "$(grep -E '^[0-9]+%: Checks' "$l" | tail -1)"
+            grep -E ':[EF]:' "$l" | head -5
+          done
+        done
+        continue
+        ;;
+    esac
     CUDAVISION_TEST_BACKEND=cuda CK_FORK=no timeout ${TEST_TIMEOUT:-300} "$t" > "$out/$n.log" 2>&1
     rc=$?
     [ $rc -eq 0 ] || status=1
@@ -192,13 +210,15 @@ if [ "$what" = sanitize ]; then
   #   out-of-bounds, misaligned and uninitialised accesses, device and
   #   pinned memory still held at exit), CVOPS_SMALL=1;
   # - racecheck (shared-memory hazards) over every kernel: each CUDA test
-  #   function of test_cvops on its own (GST_CHECKS), small sizes;
+  #   function of each operator program (test_op, test_op_<algorithm>) on
+  #   its own (GST_CHECKS), small sizes;
   # - the sweep's cases (real upstream elements, one process per case) under
   #   memcheck --leak-check full through sweep.py --wrap, SANITIZE_SWEEP
   #   cases (default 48). The registry is made first, outside the
   #   sanitizer, and not scanned again in a child (GST_REGISTRY_FORK=no):
   #   gst-plugin-scanner would otherwise be forked under it.
-  # SANITIZE_TESTS / SANITIZE_RACECHECK narrow the lists; TEST_TIMEOUT
+  # SANITIZE_TESTS (programs) / SANITIZE_RACECHECK (CUDA test functions,
+  # in each operator program that has them) narrow the lists; TEST_TIMEOUT
   # (default 480 s) bounds each run. Any error, hazard or leak fails.
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   jobs=${SANITIZE_JOBS:-8}
@@ -215,7 +235,7 @@ if [ "$what" = sanitize ]; then
       timeout "${TEST_TIMEOUT:-480}" "$cs" --tool "$tool" "${extra[@]}" \
       --error-exitcode 86 "$prog" > "$out/$log.log" 2>&1
     rc=$?
-    printf '%-44s rc=%-3d %s | %s\n' "$log" "$rc" \
+    printf '%-60s rc=%-3d %s | %s\n' "$log" "$rc" \
       "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$log.log" | tail -1)" \
       "$(grep -E '^[0-9]+%: Checks' "$out/$log.log" | tail -1)" >> "$out/sanitize-summary.txt"
   }
@@ -242,7 +262,7 @@ if [ "$what" = sanitize ]; then
         --work /tmp/cv-sweep-memcheck --keep --report "$out/sweep-memcheck-report.txt" \
         --wrap "$cs --tool memcheck --leak-check full --error-exitcode 86 $cs_nocuda" \
         > "$out/sweep-memcheck.log" 2>&1
-      printf '%-44s rc=%-3d %s\n' sweep-memcheck "$?" \
+      printf '%-60s rc=%-3d %s\n' sweep-memcheck "$?" \
         "$(grep -E '^seed [0-9]+:' "$out/sweep-memcheck.log" | tail -1)" >> "$out/sanitize-summary.txt"
     ) &
     sweep_pid=$!
@@ -250,23 +270,28 @@ if [ "$what" = sanitize ]; then
   fi
   # every test function of every GPU program in its own process
   # (GST_CHECKS), so that one slow test bounds only itself and every test
-  # gets its own counts; racecheck over each CUDA function of test_cvops
+  # gets its own counts; racecheck over each CUDA function of the operator programs (test_op, test_op_<algorithm>)
   runs=()
-  if [ -x "$b/tests/test_cvops" ]; then
-    # each function's cases split over SANITIZE_SHARDS processes
-    # (CVOPS_SHARD=I/N; default 4): racecheck did not finish convolve's
-    # and template matching's small cases in 400 s in one process (H200)
-    shards=${SANITIZE_SHARDS:-4}
-    for f in ${SANITIZE_RACECHECK:-$(cuda_test_functions "$b/tests/test_cvops")}; do
+  # each function's cases split over SANITIZE_SHARDS processes
+  # (CVOPS_SHARD=I/N; default 4): racecheck did not finish convolve's and
+  # template matching's small cases in 400 s in one process (H200)
+  shards=${SANITIZE_SHARDS:-4}
+  for p in $(op_programs "$b"); do
+    np=$(basename "$p")
+    for f in ${SANITIZE_RACECHECK:-$(cuda_test_functions "$p")}; do
+      cuda_test_functions "$p" | grep -qx "$f" || continue
       for i in $(seq 0 $((shards - 1))); do
-        runs+=("racecheck-$f-$i racecheck $b/tests/test_cvops GST_CHECKS=$f CVOPS_SHARD=$i/$shards")
+        runs+=("racecheck-$np-$f-$i racecheck $p GST_CHECKS=$f CVOPS_SHARD=$i/$shards")
       done
     done
-  fi
+  done
   for t in "$b"/tests/test_*; do
     n=$(basename "$t")
     [ -x "$t" ] && [ -f "$t" ] || continue
-    [ "$n" = test_pinned ] && continue   # the CPU suite's fake CUDA runtime
+    case "$n" in
+      test_pinned) continue ;;       # the CPU suite's fake CUDA runtime
+      test_workspace*) continue ;;   # the CPU operators' allocator: no CUDA
+    esac
     case " ${SANITIZE_TESTS:-$n} " in *" $n "*) ;; *) continue ;; esac
     src=tests/$n.c
     [ "$n" = test_pinned_cuda ] && src=tests/test_pinned.c
