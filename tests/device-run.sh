@@ -280,6 +280,12 @@ if [ "$what" = sanitize ]; then
     np=$(basename "$p")
     for f in ${SANITIZE_RACECHECK:-$(cuda_test_functions "$p")}; do
       cuda_test_functions "$p" | grep -qx "$f" || continue
+      # the functions without comparison cases (OP_CASE) run whole, once
+      case " ${SANITIZE_UNSHARDED:-test_cuda_checks test_cuda_in_flight test_cuda_temporal} " in
+        *" $f "*)
+          runs+=("racecheck-$np-$f racecheck $p GST_CHECKS=$f")
+          continue ;;
+      esac
       for i in $(seq 0 $((shards - 1))); do
         runs+=("racecheck-$np-$f-$i racecheck $p GST_CHECKS=$f CVOPS_SHARD=$i/$shards")
       done
