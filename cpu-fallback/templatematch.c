@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The workspace of cv_template_match_cpu (). */
+/* The workspace of cv_template_match_cpu () and of each operator slot. */
 typedef struct
 {
   int path_env;                 /* CUDAVISION_TM_PATH: 0 auto, else forced */

@@ -107,7 +107,12 @@ typedef struct
  *          into that slot when the parameters need more. There is no other
  *          scratch convention: callers never pass memory of their own
  *          besides the frame's planes, and nothing below the operators
- *          takes a workspace from outside the operator.
+ *          takes a workspace from outside the operator. The CPU
+ *          operators' frame-sized temporaries (convolve's chain
+ *          intermediates, nlmeans' padded planes, mean shift's arrays)
+ *          live within one submit, mapped per frame (cpu-fallback/
+ *          cvworkspace.h: no fill inside the allocator, nothing held
+ *          between frames).
  * submit:  one frame in slot `slot` (0 .. max_slots - 1) with the
  *          parameter snapshot params (the algorithm's CvXxxParams, read
  *          during the call only, except where the algorithm says
