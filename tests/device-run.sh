@@ -76,6 +76,14 @@ op_programs() {
 cuda_test_functions() {
   grep -aoE 'test_cuda_[a-z0-9_]+' "$1" | sort -u
 }
+# every test function an operator program's cuda suite adds: its
+# test_cuda_* ones, and test_op's tables and status checks (added for
+# both backends, tests/test_op.c)
+op_gpu_functions() {
+  cuda_test_functions "$1"
+  [ "$(basename "$1")" = test_op ] && printf '%s\n' test_tables test_status
+  true
+}
 # the gst-check test functions a test source adds (tcase_add_test,
 # tcase_add_loop_test), each runnable alone with GST_CHECKS
 test_functions() {
@@ -96,14 +104,14 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
         [ -n "$ops_done" ] && continue
         ops_done=1
         for p in $(op_programs "$b"); do
-          for f in $(cuda_test_functions "$p"); do
+          for f in $(op_gpu_functions "$p"); do
             CUDAVISION_TEST_BACKEND=cuda CK_FORK=no GST_CHECKS=$f \
               timeout ${TEST_TIMEOUT:-300} "$p" > "$out/$(basename "$p")-$f.log" 2>&1 &
           done
         done
         wait
         for p in $(op_programs "$b"); do
-          for f in $(cuda_test_functions "$p"); do
+          for f in $(op_gpu_functions "$p"); do
             l="$out/$(basename "$p")-$f.log"
             grep -qE '^100%: Checks' "$l" || status=1
             printf '%-48s %s\n' "$(basename "$p") $f" "$(grep -E '^[0-9]+%: Checks' "$l" | tail -1)"
@@ -281,7 +289,7 @@ if [ "$what" = sanitize ]; then
     for f in ${SANITIZE_RACECHECK:-$(cuda_test_functions "$p")}; do
       cuda_test_functions "$p" | grep -qx "$f" || continue
       # the functions without comparison cases (OP_CASE) run whole, once
-      case " ${SANITIZE_UNSHARDED:-test_cuda_checks test_cuda_in_flight test_cuda_temporal} " in
+      case " ${SANITIZE_UNSHARDED:-test_cuda_checks test_cuda_in_flight test_cuda_temporal test_cuda_sobel_kernels} " in
         *" $f "*)
           runs+=("racecheck-$np-$f racecheck $p GST_CHECKS=$f")
           continue ;;
@@ -301,7 +309,10 @@ if [ "$what" = sanitize ]; then
     case " ${SANITIZE_TESTS:-$n} " in *" $n "*) ;; *) continue ;; esac
     src=tests/$n.c
     [ "$n" = test_pinned_cuda ] && src=tests/test_pinned.c
-    fns=$(test_functions "$src")
+    case "$n" in
+      test_op|test_op_*) fns=$(op_gpu_functions "$t") ;;  # not the cpu-only ones
+      *) fns=$(test_functions "$src") ;;
+    esac
     if [ -z "$fns" ]; then
       runs+=("memcheck-$n memcheck $t")
       continue
@@ -317,11 +328,12 @@ if [ "$what" = sanitize ]; then
     sanitize_one $r &
   done
   wait
+  # the verdict before the total line (which has no "rc=" of its own)
+  grep -E 'rc=' "$out/sanitize-summary.txt" | grep -qvE 'rc=0 ' && status=1
   awk '/rc=/ { n++; if ($0 ~ /rc=0 /) ok++; if ($0 ~ /rc=124 /) to++ }
-       END { printf "sanitize total: %d runs, %d rc=0, %d timed out, %d other\n", n, ok, to, n - ok - to }' \
+       END { printf "sanitize total: %d runs, %d clean, %d timed out, %d other\n", n, ok, to, n - ok - to }' \
     "$out/sanitize-summary.txt" >> "$out/sanitize-summary.txt"
   cat "$out/sanitize-summary.txt"
-  grep -E 'rc=' "$out/sanitize-summary.txt" | grep -qvE 'rc=0 ' && status=1
 fi
 # a matrix file, each line with --repeat and --json added; the table of
 # the JSON at the end
