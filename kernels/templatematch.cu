@@ -1235,8 +1235,12 @@ template_match_slot_make (TemplateMatchSlot * o)
   if (st != CV_OK)
     return st;
   /* the results: written by an asynchronous copy at the end of a frame */
-  CV_CUDA_TRY (cudaHostAlloc ((void **) &o->result,
+  st = cv_cuda_status (cudaHostAlloc ((void **) &o->result,
           sizeof (CvTemplateMatchResult), cudaHostAllocPortable));
+  if (st != CV_OK) {
+    o->result = NULL;           /* not freed by the slot's destroy */
+    return st;
+  }
   memset (o->result, 0, sizeof (CvTemplateMatchResult));
   return CV_OK;
 }
