@@ -1191,15 +1191,19 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
    * device-memory floor and the kernel-bound rate are printed instead) */
   if (have_floor && !cuda_mem) {
     gdouble f[5];
-    /* each run against its own floor: the share of the PCIe floor */
+    /* each run against its own floor: the share of the PCIe floor. With
+     * --devices, every device has its own link: the floor is the first
+     * device's (measured in the run) times the number of devices, so the
+     * aggregate of two GPUs is not set against one link (sanity () checks
+     * each device's own rate against one link) */
     for (k = 0; k < n_runs; k++) {
       floors (&runs[k], in_bytes, out_bytes, f);
-      v[k] = f[3];
+      v[k] = f[3] * o->n_devices;
     }
     mmm (v, n_runs, fl);
     for (k = 0; k < n_runs; k++) {
       floors (&runs[k], in_bytes, out_bytes, f);
-      v[k] = runs[k].fps / f[3] * 100;
+      v[k] = runs[k].fps / (f[3] * o->n_devices) * 100;
     }
     mmm (v, n_runs, share);
   }
@@ -1271,7 +1275,8 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     ROW (n, kb[d], ".1f");
     g_free (n);
   }
-  ROW ("PCIe floor (fps)", fl, ".1f");
+  ROW (o->n_devices == 1 ? "PCIe floor (fps)" :
+      "PCIe floor x dev (fps)", fl, ".1f");
   ROW ("share of PCIe floor (%)", share, ".1f");
   g_print ("throughput   %.1f frames/s (%.3f ms/frame) aggregate, median of "
       "%u\n", fps[0], 1e3 / fps[0], n_runs);
