@@ -469,6 +469,24 @@ canny_slot_destroy (CannySlot * o)
   free (o);
 }
 
+/* every kernel a frame can launch (any aperture, either norm), loaded at
+ * create (cv_cuda_preload, issue #24) */
+CvStatus
+canny_preload (void)
+{
+  const void *k[] = {
+    (const void *) canny_tile_kernel < 3, false >,
+    (const void *) canny_tile_kernel < 3, true >,
+    (const void *) canny_tile_kernel < 5, false >,
+    (const void *) canny_tile_kernel < 5, true >,
+    (const void *) canny_tile_kernel < 7, false >,
+    (const void *) canny_tile_kernel < 7, true >,
+    (const void *) canny_merge_kernel,
+    (const void *) canny_output_kernel,
+  };
+  return cv_cuda_preload (k, (int) (sizeof (k) / sizeof (k[0])));
+}
+
 CvStatus
 canny_slot_create (const CvCannyInfo * info, CannySlot ** slot)
 {
@@ -481,6 +499,8 @@ canny_slot_create (const CvCannyInfo * info, CannySlot ** slot)
   *slot = NULL;
   if (!cv_edge_map_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
+  if (canny_preload () != CV_OK)
+    return CV_ERROR_CUDA;
   o = (CannySlot *) calloc (1, sizeof (CannySlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;

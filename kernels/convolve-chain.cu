@@ -277,3 +277,21 @@ cv_conv_chain_launch (int bpp, int nc, const uint8_t * src, size_t sstride,
         g, max_smem, stream);
   return CV_ERROR_INVALID_ARGUMENT;
 }
+
+/* the fused chain kernel of (bpp, nc) pixels, loaded at the operator's
+ * create (convolve-internal.h) */
+CvStatus
+cv_conv_chain_preload (int bpp, int nc)
+{
+  const void *k = NULL;
+
+  if (bpp == 1 && nc == 1)
+    k = (const void *) conv_chain_kernel < 1, 1 >;
+  else if (bpp == 2 && nc == 2)
+    k = (const void *) conv_chain_kernel < 2, 2 >;
+  else if (bpp == 3 && nc == 3)
+    k = (const void *) conv_chain_kernel < 3, 3 >;
+  else if (bpp == 4 && nc == 3)
+    k = (const void *) conv_chain_kernel < 4, 3 >;
+  return k ? cv_cuda_preload (&k, 1) : CV_OK;
+}

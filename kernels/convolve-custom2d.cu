@@ -151,3 +151,28 @@ cv_conv_custom2d_try (int bpp, int nc, const uint8_t * s, size_t ss,
       return 0;
   }
 }
+
+/* every general custom kernel size, loaded at the operator's create
+ * (convolve-internal.h) */
+CvStatus
+cv_conv_custom2d_preload (int bpp, int nc)
+{
+  const void *k[] = {
+    (const void *) custom2d_kernel < 3 >, (const void *) custom2d_kernel < 5 >,
+    (const void *) custom2d_kernel < 7 >, (const void *) custom2d_kernel < 9 >,
+    (const void *) custom2d_kernel < 11 >,
+    (const void *) custom2d_kernel < 13 >,
+    (const void *) custom2d_kernel < 15 >,
+    (const void *) custom2d_kernel < 17 >,
+    (const void *) custom2d_kernel < 19 >,
+    (const void *) custom2d_kernel < 21 >,
+    (const void *) custom2d_kernel < 23 >,
+    (const void *) custom2d_kernel < 25 >,
+    (const void *) custom2d_kernel < 27 >,
+    (const void *) custom2d_kernel < 29 >,
+    (const void *) custom2d_kernel < 31 >,
+  };
+  if (bpp != 1 || nc != 1)
+    return CV_OK;
+  return cv_cuda_preload (k, (int) (sizeof (k) / sizeof (k[0])));
+}

@@ -20,6 +20,7 @@
 #define CV_CONVOLVE_INTERNAL_H
 
 #include "convolve_common.h"
+#include "cuda-internal.h"
 
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -61,5 +62,12 @@ CvStatus cv_conv_chain_launch (int bpp, int nc, const uint8_t * src,
     size_t sstride, uint8_t * dst, size_t dstride, const uint8_t * asrc,
     size_t astride, int W, int H, const GpuChain & g, int max_smem,
     cudaStream_t stream);
+
+/* The kernels each of the three files can launch on (bpp, nc) pixels,
+ * loaded now (cv_convolve_cuda's operator at create: cv_cuda_preload,
+ * issue #24); CV_OK for pixels a file does not take. */
+CvStatus cv_conv_named_preload (int bpp, int nc);
+CvStatus cv_conv_custom2d_preload (int bpp, int nc);
+CvStatus cv_conv_chain_preload (int bpp, int nc);
 
 #endif /* CV_CONVOLVE_INTERNAL_H */

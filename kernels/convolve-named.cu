@@ -426,3 +426,35 @@ cv_conv_named_try (int bpp, int nc, const uint8_t * s, size_t ss,
     return 0;
   return 1;
 }
+
+template < int BPP, int NC >
+static CvStatus
+preload_named (void)
+{
+  const void *k[] = {
+    (const void *) named_chain_kernel < BPP, NC, 1, 0 >,
+    (const void *) named_chain_kernel < BPP, NC, 1, 1 >,
+    (const void *) named_chain_kernel < BPP, NC, 2, 0 >,
+    (const void *) named_chain_kernel < BPP, NC, 2, 1 >,
+    (const void *) named_chain_kernel < BPP, NC, 2, 2 >,
+    (const void *) named_chain_kernel < BPP, NC, 2, 3 >,
+    (const void *) named_chain_kernel < BPP, NC, 0, 0 >,
+  };
+  return cv_cuda_preload (k, (int) (sizeof (k) / sizeof (k[0])));
+}
+
+/* every chain shape launch_named can launch on (bpp, nc) pixels, loaded at
+ * the operator's create (convolve-internal.h) */
+CvStatus
+cv_conv_named_preload (int bpp, int nc)
+{
+  if (bpp == 1 && nc == 1)
+    return preload_named < 1, 1 > ();
+  if (bpp == 2 && nc == 2)
+    return preload_named < 2, 2 > ();
+  if (bpp == 3 && nc == 3)
+    return preload_named < 3, 3 > ();
+  if (bpp == 4 && nc == 3)
+    return preload_named < 4, 3 > ();
+  return CV_OK;
+}

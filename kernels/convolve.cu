@@ -129,6 +129,24 @@ struct ConvolveSlot
   CvCudaScratch scratch;        /* the slot's (cv_convolve_cuda) */
 };
 
+/* every kernel the planes' pixels can launch (named chains, general
+ * custom kernels, the fused chain: the filters change per frame), loaded
+ * at create (cv_cuda_preload, issue #24) */
+CvStatus
+convolve_preload (const CvConvolveInfo * info)
+{
+  CvStatus st = CV_OK;
+
+  for (int p = 0; st == CV_OK && p < info->n_planes; p++) {
+    st = cv_conv_named_preload (info->bpp[p], info->channels[p]);
+    if (st == CV_OK)
+      st = cv_conv_custom2d_preload (info->bpp[p], info->channels[p]);
+    if (st == CV_OK)
+      st = cv_conv_chain_preload (info->bpp[p], info->channels[p]);
+  }
+  return st;
+}
+
 CvStatus
 convolve_slot_create (const CvConvolveInfo * info, ConvolveSlot ** slot)
 {
@@ -139,6 +157,9 @@ convolve_slot_create (const CvConvolveInfo * info, ConvolveSlot ** slot)
   *slot = NULL;
   if (!cv_convolve_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
+  CvStatus st = convolve_preload (info);
+  if (st != CV_OK)
+    return st;
   o = (ConvolveSlot *) calloc (1, sizeof (ConvolveSlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;

@@ -48,6 +48,17 @@ typedef struct
 CvStatus cv_cuda_scratch_reserve (CvCudaScratch * scratch, size_t bytes);
 void cv_cuda_scratch_free (CvCudaScratch * scratch);
 
+/* Load the kernels now: cudaFuncGetAttributes on each (kernels: the
+ * __global__ functions, template instances included, as const void *).
+ * Under lazy loading (CUDA_MODULE_LOADING=LAZY, CUDA's default since
+ * 12.2) a kernel is otherwise loaded at its first launch, and that load
+ * can wait for the work other streams have queued in the context (issue
+ * #24: the first frame of a stream joining busy ones). Each operator's
+ * create calls it with the kernels it can launch for its info, so that
+ * they are loaded at negotiation; a kernel already loaded costs a lookup.
+ * CV_OK, or the first call's error (CV_ERROR_CUDA, the error kept). */
+CvStatus cv_cuda_preload (const void *const *kernels, int n);
+
 /* The Sobel edge map of src (read through layout) into dst (GRAY8). */
 CvStatus cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvSobelParams * params, void *stream);

@@ -1,6 +1,7 @@
 /* gst-cuda-vision: constant fill and copy of a plane on the GPU (the
- * chroma planes of the operators' frames), and the operators' device
- * scratch (CvCudaScratch).
+ * chroma planes of the operators' frames), the operators' device
+ * scratch (CvCudaScratch), and the loading of their kernels at create
+ * (cv_cuda_preload).
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "cuda-internal.h"
@@ -62,4 +63,19 @@ cv_cuda_scratch_free (CvCudaScratch * scratch)
     cudaFree (scratch->ptr);
   scratch->ptr = NULL;
   scratch->size = 0;
+}
+
+extern "C" CvStatus
+cv_cuda_preload (const void *const *kernels, int n)
+{
+  struct cudaFuncAttributes fa;
+
+  for (int i = 0; i < n; i++) {
+    cudaError_t e = cudaFuncGetAttributes (&fa, kernels[i]);
+    if (e != cudaSuccess) {
+      (void) cudaGetLastError ();       /* not left for a later check */
+      return cv_cuda_status (e);
+    }
+  }
+  return CV_OK;
 }

@@ -648,6 +648,25 @@ meanshift_slot_destroy (MeanShiftSlot * o)
   free (o);
 }
 
+/* every kernel a frame can launch (each kernel shape: a parameter),
+ * loaded at create (cv_cuda_preload, issue #24) */
+static CvStatus
+meanshift_preload (void)
+{
+  const void *k[] = {
+    (const void *) k_pack, (const void *) k_write,
+    (const void *) k_filter < CV_MEANSHIFT_UNIFORM >,
+    (const void *) k_filter < CV_MEANSHIFT_TRIANGULAR >,
+    (const void *) k_filter < CV_MEANSHIFT_EPANECHNIKOV >,
+    (const void *) k_filter < CV_MEANSHIFT_FLAT >,
+    (const void *) k_init_labels, (const void *) k_join,
+    (const void *) k_compress, (const void *) k_clear_stats,
+    (const void *) k_stats, (const void *) k_best,
+    (const void *) k_union_small, (const void *) k_paint,
+  };
+  return cv_cuda_preload (k, (int) (sizeof (k) / sizeof (k[0])));
+}
+
 static CvStatus
 meanshift_slot_create (const CvMeanShiftInfo * info, MeanShiftSlot ** slot)
 {
@@ -659,6 +678,9 @@ meanshift_slot_create (const CvMeanShiftInfo * info, MeanShiftSlot ** slot)
   *slot = NULL;
   if (!cv_meanshift_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
+  st = meanshift_preload ();
+  if (st != CV_OK)
+    return st;
   o = (MeanShiftSlot *) calloc (1, sizeof (MeanShiftSlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;

@@ -1129,6 +1129,30 @@ cv_nlmeans_cuda_destroy (CvNlMeansOp * op)
   free (o);
 }
 
+/* every kernel a frame can launch (both shapes, every patch radius, the
+ * finishing passes, the chroma and YCrCb conversions: the parameters
+ * change per frame), loaded at create (cv_cuda_preload, issue #24) */
+static CvStatus
+nlmeans_preload (void)
+{
+  const void *k[2 * (CV_NLMEANS_MAX_PATCH + 1) + 6];
+  int n = 0;
+
+  for (int r = 0; r <= CV_NLMEANS_MAX_PATCH && r <= 5; r++) {
+    k[n++] = (const void *) kernel_for < 1, kGreyShape.cols,
+        kGreyShape.rows > (r);
+    k[n++] = (const void *) kernel_for < 3, kColorShape.cols,
+        kColorShape.rows > (r);
+  }
+  k[n++] = (const void *) nlmeans_finish < 1 >;
+  k[n++] = (const void *) nlmeans_finish < 3 >;
+  k[n++] = (const void *) pack_uv;
+  k[n++] = (const void *) unpack_uv;
+  k[n++] = (const void *) rgb_to_ycrcb;
+  k[n++] = (const void *) ycrcb_to_rgb;
+  return cv_cuda_preload (k, n);
+}
+
 CvStatus
 cv_nlmeans_cuda_create (const CvNlMeansInfo * info, int max_slots,
     CvNlMeansOp ** op)
@@ -1141,6 +1165,9 @@ cv_nlmeans_cuda_create (const CvNlMeansInfo * info, int max_slots,
   if (!cv_nlmeans_info_valid (info) || max_slots < 1
       || max_slots > CV_OP_MAX_SLOTS)
     return CV_ERROR_INVALID_ARGUMENT;
+  CvStatus pst = nlmeans_preload ();
+  if (pst != CV_OK)
+    return pst;
   o = (NlMeansStream *) calloc (1, sizeof (NlMeansStream));
   if (!o)
     return CV_ERROR_NO_MEMORY;

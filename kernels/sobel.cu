@@ -759,6 +759,65 @@ cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
 
 namespace {
 
+/* the kernels of apertures 5 and 7 that layout l can launch (every norm,
+ * brightness and read mode: parameters change per frame) */
+template < int MODE >
+int
+sep_kernels (const void **k, int n)
+{
+  k[n++] = (const void *) sobel_sep_kernel < 5, CV_SOBEL_NORM_L1, MODE, false,
+      kSepRows >;
+  k[n++] = (const void *) sobel_sep_kernel < 5, CV_SOBEL_NORM_L1, MODE, true,
+      kSepRows >;
+  k[n++] = (const void *) sobel_sep_kernel < 5, CV_SOBEL_NORM_L2, MODE, false,
+      kSepRows >;
+  k[n++] = (const void *) sobel_sep_kernel < 5, CV_SOBEL_NORM_L2, MODE, true,
+      kSepRows >;
+  k[n++] = (const void *) sobel_sep_kernel < 7, CV_SOBEL_NORM_L1, MODE, false,
+      kSepRows >;
+  k[n++] = (const void *) sobel_sep_kernel < 7, CV_SOBEL_NORM_L1, MODE, true,
+      kSepRows >;
+  k[n++] = (const void *) sobel_sep_kernel < 7, CV_SOBEL_NORM_L2, MODE, false,
+      kSepRows >;
+  k[n++] = (const void *) sobel_sep_kernel < 7, CV_SOBEL_NORM_L2, MODE, true,
+      kSepRows >;
+  return n;
+}
+
+/* Every kernel cv_sobel_cuda can launch for the layout, loaded now
+ * (cv_cuda_preload, issue #24): the shuffle kernel's shipped rows (not the
+ * benchmark's variants), the tiled one (unaligned planes) and the
+ * separable ones. */
+CvStatus
+sobel_preload (const CvLumaLayout * l)
+{
+  const void *k[32];
+  int n = 0;
+
+  if (l->r < 0 && l->bpp == 1) {
+    k[n++] = (const void *) sobel_shfl_kernel < 1, CV_SOBEL_NORM_L1, 8, false >;
+    k[n++] = (const void *) sobel_shfl_kernel < 1, CV_SOBEL_NORM_L1, 8, true >;
+    k[n++] = (const void *) sobel_shfl_kernel < 1, CV_SOBEL_NORM_L2, 8, false >;
+    k[n++] = (const void *) sobel_shfl_kernel < 1, CV_SOBEL_NORM_L2, 8, true >;
+    k[n++] = (const void *) sobel_kernel < 1, false, CV_SOBEL_NORM_L1 >;
+    k[n++] = (const void *) sobel_kernel < 1, false, CV_SOBEL_NORM_L2 >;
+    n = sep_kernels < kSepGray > (k, n);
+  } else if (l->bpp == 4) {
+    k[n++] = (const void *) sobel_shfl_kernel < 4, CV_SOBEL_NORM_L1, 4, false >;
+    k[n++] = (const void *) sobel_shfl_kernel < 4, CV_SOBEL_NORM_L1, 4, true >;
+    k[n++] = (const void *) sobel_shfl_kernel < 4, CV_SOBEL_NORM_L2, 4, false >;
+    k[n++] = (const void *) sobel_shfl_kernel < 4, CV_SOBEL_NORM_L2, 4, true >;
+    k[n++] = (const void *) sobel_kernel < 4, true, CV_SOBEL_NORM_L1 >;
+    k[n++] = (const void *) sobel_kernel < 4, true, CV_SOBEL_NORM_L2 >;
+    n = sep_kernels < kSepRgba > (k, n);
+  } else if (l->bpp == 3) {
+    k[n++] = (const void *) sobel_kernel < 3, true, CV_SOBEL_NORM_L1 >;
+    k[n++] = (const void *) sobel_kernel < 3, true, CV_SOBEL_NORM_L2 >;
+  }
+  n = sep_kernels < kSepAny > (k, n);
+  return cv_cuda_preload (k, n);
+}
+
 struct SobelSlot
 {
   CvSobelInfo info;
@@ -774,6 +833,9 @@ sobel_slot_create (const CvSobelInfo * info, SobelSlot ** slot)
   *slot = NULL;
   if (!cv_edge_map_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
+  CvStatus st = sobel_preload (&info->layout);
+  if (st != CV_OK)
+    return st;
   o = (SobelSlot *) calloc (1, sizeof (SobelSlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;

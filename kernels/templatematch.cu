@@ -1245,6 +1245,26 @@ template_match_slot_make (TemplateMatchSlot * o)
   return CV_OK;
 }
 
+/* every kernel a frame can launch (the method and the templates change
+ * per frame), loaded at create (cv_cuda_preload, issue #24) */
+CvStatus
+template_match_preload (void)
+{
+  const void *k[] = {
+    (const void *) luma_kernel < 3 >, (const void *) luma_kernel < 4 >,
+    (const void *) integral_rows, (const void *) integral_cols,
+    (const void *) corr_kernel < 8, 8, true >,
+    (const void *) corr_kernel < 8, 8, false >,
+    (const void *) corr_dp4a_kernel < true >,
+    (const void *) corr_dp4a_kernel < false >,
+    (const void *) corr_mma_kernel < true >,
+    (const void *) corr_mma_kernel < false >,
+    (const void *) reduce_partial, (const void *) reduce_final,
+    (const void *) square_bytes_kernel, (const void *) score_map_kernel,
+  };
+  return cv_cuda_preload (k, (int) (sizeof (k) / sizeof (k[0])));
+}
+
 CvStatus
 template_match_slot_create (const CvTemplateMatchInfo * info,
     TemplateMatchSlot ** slot)
@@ -1257,6 +1277,9 @@ template_match_slot_create (const CvTemplateMatchInfo * info,
   *slot = NULL;
   if (!cv_template_match_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
+  st = template_match_preload ();
+  if (st != CV_OK)
+    return st;
   o = (TemplateMatchSlot *) calloc (1, sizeof (TemplateMatchSlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;

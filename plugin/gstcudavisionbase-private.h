@@ -145,6 +145,12 @@ struct _GstCvBackend
   CvStatus (*create_op) (GstCudaVisionBase * self, guint max_slots);
   /* Free the operator (nothing in flight: every slot synced). */
   void (*destroy_op) (GstCudaVisionBase * self);
+  /* Make what slot s needs for the negotiated caps before its first frame
+   * (CUDA: its stream and events, its device planes for frames not in
+   * CUDA memory), right after the operator is made for it (optional).
+   * FALSE when it cannot (what failed recorded: GST_CV_RECORD_ERROR); the
+   * caps are then refused. */
+    gboolean (*prepare_slot) (GstCudaVisionBase * self, GstCvSlot * s);
 };
 
 extern const GstCvBackend gst_cv_backend_cpu;

@@ -274,8 +274,11 @@ gst_cuda_vision_base_decide_allocation (GstBaseTransform * trans,
 {
   if (!gst_cv_allocation_decide (GST_CUDA_VISION_BASE (trans), query))
     return FALSE;
-  return GST_BASE_TRANSFORM_CLASS
-      (gst_cuda_vision_base_parent_class)->decide_allocation (trans, query);
+  if (!GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_vision_base_parent_class)->decide_allocation (trans, query))
+    return FALSE;
+  gst_cv_allocation_activate (GST_CUDA_VISION_BASE (trans), query);
+  return TRUE;
 }
 
 static GstFlowReturn

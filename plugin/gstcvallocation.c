@@ -181,3 +181,27 @@ gst_cv_allocation_decide (GstCudaVisionBase * self, GstQuery * query)
   gst_object_unref (pool);
   return TRUE;
 }
+
+void
+gst_cv_allocation_activate (GstCudaVisionBase * self, GstQuery * query)
+{
+  GstBufferPool *pool = NULL;
+  gint64 t0;
+
+  /* (output-is-input: no output buffer is ever taken from it) */
+  if (GST_CV_PRIV (self)->active_backend != GST_CUDA_VISION_BACKEND_CUDA
+      || GST_CV_PRIV (self)->output_is_input
+      || gst_query_get_n_allocation_pools (query) == 0)
+    return;
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+  if (!pool)
+    return;
+  t0 = g_get_monotonic_time ();
+  if (!gst_buffer_pool_set_active (pool, TRUE))
+    GST_WARNING_OBJECT (self, "the output pool %" GST_PTR_FORMAT " could not "
+        "be activated at negotiation (left to the first frame)", pool);
+  else
+    GST_DEBUG_OBJECT (self, "output pool %" GST_PTR_FORMAT " activated in "
+        "%.3f ms", pool, (g_get_monotonic_time () - t0) / 1000.0);
+  gst_object_unref (pool);
+}

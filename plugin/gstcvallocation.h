@@ -26,5 +26,14 @@ void gst_cv_allocation_propose (GstCudaVisionBase * self, GstQuery * query);
 gboolean gst_cv_allocation_decide (GstCudaVisionBase * self,
     GstQuery * query);
 
+/* After chaining up decide_allocation, on the GPU: the output pool the
+ * query settled on activated now, at negotiation, so that its first
+ * buffers (CUDA memory: cuMemAllocPitch; pinned: cudaHostAlloc) are not
+ * allocated at the first frame beside other streams' work (GstBaseTransform
+ * activates it at the first output buffer otherwise, and does nothing more
+ * for a pool already active). A pool that refuses is left to that first
+ * frame (logged). */
+void gst_cv_allocation_activate (GstCudaVisionBase * self, GstQuery * query);
+
 G_END_DECLS
 #endif

@@ -96,7 +96,7 @@ cpu_slot_free (GstCudaVisionBase * self, GstCvSlot * s)
 const GstCvBackend gst_cv_backend_cpu = {
   "cpu", GST_CUDA_VISION_BACKEND_CPU, FALSE, NULL, NULL, cpu_open, NULL, NULL,
   NULL, cpu_submit, cpu_wait, cpu_sync, cpu_slot_free, cpu_create_op,
-  cpu_destroy_op
+  cpu_destroy_op, NULL
 };
 
 /* The tests' stand-in for an asynchronous backend (a GPU) on machines
@@ -113,9 +113,15 @@ const GstCvBackend gst_cv_backend_cpu = {
  * "create" makes the operator's creation fail (an error recorded),
  * "create:N" only the N-th creation since start (0 = the one at the
  * first caps).
+ * "prepare" makes the preparation of the slots at negotiation fail (as
+ * a cudaStreamCreate would: an error recorded, the caps refused).
  * CUDAVISION_TEST_COUNT_CREATES (any value): every operator created posts
  * an element message "cudavision-test-operator" (slots: its max_slots),
- * for the tests that count creations. */
+ * and every slot prepared "cudavision-test-slot" (slot: its index), for
+ * the tests that count creations.
+ * Like the CUDA backend's, a slot is prepared (prepare_slot) when the
+ * operator is made, at negotiation: a frame submitted into a slot that
+ * was not fails with an error saying so. */
 static gint64
 completion_delay_us (void)
 {
@@ -132,6 +138,7 @@ typedef struct
   gboolean fail_in_wait;
   gboolean fail_create;
   gint64 fail_create_at;        /* "create:N", -1: none */
+  gboolean fail_prepare;
   guint64 creates;              /* operators asked for since open */
 } DelayedState;
 
@@ -143,6 +150,7 @@ delayed_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
 
   d->fail_frame = -1;
   d->fail_create = g_strcmp0 (v, "create") == 0;
+  d->fail_prepare = g_strcmp0 (v, "prepare") == 0;
   d->fail_create_at = v && g_str_has_prefix (v, "create:") ?
       g_ascii_strtoll (v + strlen ("create:"), NULL, 10) : -1;
   if (v && (g_str_has_prefix (v, "submit:") || g_str_has_prefix (v, "wait:"))) {
@@ -165,6 +173,10 @@ delayed_submit (GstCudaVisionBase * self, GstCvSlot * s)
   DelayedState *d = GST_CV_PRIV (self)->be_state;
   CvStatus status;
 
+  if (!s->backend_state)
+    return GST_CV_RECORD_ERROR (self, CV_ERROR_INVALID_ARGUMENT, CORE, FAILED,
+        g_strdup ("Test double: a frame in a slot not prepared at "
+            "negotiation"), g_strdup_printf ("slot %u", s->index));
   s->fail = d->fail_frame >= 0 && d->frames++ == (guint64) d->fail_frame;
   if (s->fail && !d->fail_in_wait)
     return CV_ERROR_NO_MEMORY;
@@ -215,8 +227,39 @@ delayed_create_op (GstCudaVisionBase * self, guint max_slots)
   return status;
 }
 
+/* the slot's state: a marker (the CPU operator needs nothing per slot) */
+static gboolean
+delayed_prepare_slot (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  static gint prepared;
+  DelayedState *d = GST_CV_PRIV (self)->be_state;
+
+  if (d->fail_prepare) {
+    GST_CV_RECORD_ERROR (self, CV_ERROR_CUDA, LIBRARY, INIT,
+        g_strdup ("Test double: the slot's stream could not be created"),
+        g_strdup_printf ("slot %u, CUDAVISION_TEST_FAIL_FRAME=%s", s->index,
+            g_getenv ("CUDAVISION_TEST_FAIL_FRAME")));
+    return FALSE;
+  }
+  if (s->backend_state)
+    return TRUE;
+  s->backend_state = &prepared;
+  if (g_getenv ("CUDAVISION_TEST_COUNT_CREATES"))
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self),
+            gst_structure_new ("cudavision-test-slot", "slot", G_TYPE_UINT,
+                s->index, NULL)));
+  return TRUE;
+}
+
+static void
+delayed_slot_free (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  s->backend_state = NULL;
+}
+
 const GstCvBackend gst_cv_backend_cpu_delayed = {
   "cpu", GST_CUDA_VISION_BACKEND_CPU, TRUE, NULL, NULL, delayed_open,
   delayed_close, NULL, NULL, delayed_submit, delayed_wait, delayed_sync,
-  cpu_slot_free, delayed_create_op, cpu_destroy_op
+  delayed_slot_free, delayed_create_op, cpu_destroy_op, delayed_prepare_slot
 };

@@ -72,9 +72,13 @@ gboolean gst_cv_cuda_enter (GstCudaVisionBase * self, gboolean record_error);
 void gst_cv_cuda_leave (GstCudaVisionBase * self);
 
 /* ---- gstcvcudaslot.c: a slot's resources ---- */
-/* the slot's stream (at stream-priority) and events, made at its first
- * frame (context current) */
+/* the slot's stream (at stream-priority) and events, made at
+ * negotiation (gst_cv_cuda_slot_prepare ()), else at its first frame
+ * (context current) */
 gboolean gst_cv_cuda_slot_ensure (GstCudaVisionBase * self, GstCvSlot * s);
+/* the backend table's prepare_slot: the slot's stream and events, and its
+ * device planes for caps of system memory (enters the context) */
+gboolean gst_cv_cuda_slot_prepare (GstCudaVisionBase * self, GstCvSlot * s);
 /* device planes of info for the planes in mask not allocated yet */
 gboolean gst_cv_cuda_alloc_planes (GstCudaVisionBase * self,
     const GstVideoInfo * info, guint mask, CvPlane * planes);

@@ -3,7 +3,8 @@
  * 4 timing events (before upload, after upload, after the operator, done:
  * recorded when the stage timings are wanted) and an untimed one (done,
  * otherwise), and device planes (tightly packed where rows allow, else
- * pitched); its frame is waited for as wait-mode says.
+ * pitched), all made at negotiation (gst_cv_cuda_slot_prepare ()); its
+ * frame is waited for as wait-mode says.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -85,7 +86,8 @@ tight_planes_allowed (void)
 }
 
 /* device planes of the slot for frames that are not in CUDA memory,
- * allocated at first use */
+ * allocated at negotiation (gst_cv_cuda_slot_prepare ()), else at first
+ * use */
 gboolean
 gst_cv_cuda_alloc_planes (GstCudaVisionBase * self, const GstVideoInfo * info,
     guint mask, CvPlane * planes)
@@ -118,6 +120,35 @@ gst_cv_cuda_alloc_planes (GstCudaVisionBase * self, const GstVideoInfo * info,
     planes[p].height = GST_VIDEO_INFO_COMP_HEIGHT (info, MAX (comp[0], 0));
   }
   return TRUE;
+}
+
+/* What the slot needs before its first frame, at negotiation (the
+ * scheduler calls it for each slot once the operator is made): its stream
+ * and events, and the device planes of frames that are not in CUDA
+ * memory (system-memory caps: every frame is uploaded into them, or
+ * downloaded from them). Made here and not at the first frames because
+ * cudaStreamCreate and cudaMalloc beside other streams' work can wait for
+ * it (issue #24: a stream joining 31 busy ones waited 0.5-2 s for its
+ * first output). Buffers of CUDA memory caps from another context still
+ * get their planes at their first frame (gst_cv_cuda_alloc_planes ()). */
+gboolean
+gst_cv_cuda_slot_prepare (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
+  CudaSlot *c;
+  gboolean ok;
+
+  if (!gst_cv_cuda_enter (self, TRUE))
+    return FALSE;
+  ok = gst_cv_cuda_slot_ensure (self, s);
+  c = s->backend_state;
+  if (ok && !priv->in_cuda_mem)
+    ok = gst_cv_cuda_alloc_planes (self, &priv->in_info, priv->upload_planes,
+        c->d_in);
+  if (ok && !priv->out_cuda_mem && !priv->output_is_input)
+    ok = gst_cv_cuda_alloc_planes (self, &priv->out_info, ~0u, c->d_out);
+  gst_cv_cuda_leave (self);
+  return ok;
 }
 
 /* with the context current */

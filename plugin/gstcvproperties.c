@@ -268,7 +268,7 @@ gst_cv_properties_install (GObjectClass * gobject_class)
    * 0 on devices without priorities); the level used is logged
    * (GST_INFO, category cudavisionbase) and posted as stream-priority in
    * the cudavision-stats messages. Read when the element's CUDA streams
-   * are created: at the first frame after start and after each caps
+   * are created: when caps are negotiated, after start and at each caps
    * change (set it in NULL or READY). It orders the element's own work
    * only (uploads, kernels, downloads): in CUDA memory, elements upstream
    * and downstream (nvcodec's decoders and converters) run their work on

@@ -50,17 +50,45 @@ gst_cv_sched_free_slots (GstCvScheduler * sc)
   }
 }
 
+/* What slots 0 .. max_slots - 1 need before their first frame (the
+ * backend's prepare_slot: CUDA streams, events, device planes), made now
+ * rather than beside the frames of other streams: CV_OK, else the status
+ * of what failed (recorded by the backend) */
+static CvStatus
+prepare_slots (GstCvScheduler * sc, guint max_slots)
+{
+  guint i;
+
+  if (!sc->be->prepare_slot)
+    return CV_OK;
+  for (i = 0; i < max_slots; i++)
+    if (!sc->be->prepare_slot (sc->self, &sc->slots[i]))
+      return gst_cv_pending_status (sc->self, CV_ERROR_CUDA);
+  return CV_OK;
+}
+
 /* The operator for max_slots frames in flight (nothing in flight, none
- * made): FALSE when it cannot be made (with post, its error posted). */
+ * made), its kernels loaded, and its slots' resources: FALSE when they
+ * cannot be made (with post, the error posted). */
 static gboolean
 create_operator (GstCvScheduler * sc, guint max_slots, gboolean post)
 {
+  gint64 t0 = g_get_monotonic_time (), t1;
   CvStatus status;
 
   status = sc->be->create_op (sc->self, max_slots);
+  t1 = g_get_monotonic_time ();
   if (status == CV_OK) {
-    GST_DEBUG_OBJECT (sc->self, "operator made for %u frames in flight",
-        max_slots);
+    status = prepare_slots (sc, max_slots);
+    if (status != CV_OK)
+      destroy_operator (sc);
+  }
+  if (status == CV_OK) {
+    /* the start-up of a stream joining busy ones (issue #24): what its
+     * negotiation costs */
+    GST_DEBUG_OBJECT (sc->self, "operator made for %u frames in flight in "
+        "%.3f ms, its slots prepared in %.3f ms", max_slots,
+        (t1 - t0) / 1000.0, (g_get_monotonic_time () - t1) / 1000.0);
     g_mutex_lock (&sc->lock);
     sc->op_slots = max_slots;
     sc->depth = MIN (sc->depth, max_slots);

@@ -679,6 +679,131 @@ GST_START_TEST (test_larger_depth_operator_refused)
 
 GST_END_TEST;
 
+/* What a stream needs before its first frame is made at negotiation, not
+ * at its first frames (issue #24: CUDA streams, events and device planes
+ * made beside other streams' work held a joining stream's first output
+ * back): the test double posts "cudavision-test-slot" for each slot it
+ * prepares, and fails a frame submitted into a slot it did not prepare.
+ * The caps alone prepare pipeline-depth slots, in set_caps; frames
+ * prepare none; a larger depth prepares the new slots when the operator
+ * is made again for it; new caps prepare them all again (the slots are
+ * freed with the old operator). */
+static guint
+pop_slots (GstBus * bus, guint * mask)
+{
+  GstMessage *m;
+  guint n = 0, slot;
+
+  *mask = 0;
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *st = gst_message_get_structure (m);
+
+    if (gst_structure_has_name (st, "cudavision-test-slot")) {
+      fail_unless (gst_structure_get_uint (st, "slot", &slot));
+      *mask |= 1u << slot;
+      n++;
+    }
+    gst_message_unref (m);
+  }
+  return n;
+}
+
+GST_START_TEST (test_slots_prepared_at_negotiation)
+{
+  GstBus *bus;
+  GstHarness *h;
+  guint mask = 0, pushed = 0;
+
+  if (cvtest_backend_is_cuda () || !is_async ()) {
+    GST_INFO ("the slots are counted by the asynchronous test double");
+    return;
+  }
+  g_setenv ("CUDAVISION_TEST_COUNT_CREATES", "1", TRUE);
+  bus = gst_bus_new ();
+  h = cvtest_harness_new ("cudasobel", NULL);
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "pipeline-depth", 3, NULL);
+  /* the caps only: set (and the slots prepared) at once */
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 32, 8));
+  fail_unless_equals_int (pop_slots (bus, &mask), 3);
+  fail_unless_equals_int (mask, 0x7);
+  push_frames (h, 8, 32, &pushed);
+  fail_unless_equals_int (pop_slots (bus, &mask), 0);
+
+  /* one more frame in flight: its slot prepared with the operator made
+   * again for it, the others kept */
+  g_object_set (h->element, "pipeline-depth", 4, NULL);
+  push_frames (h, 9, 32, &pushed);
+  fail_unless_equals_int (pop_slots (bus, &mask), 1);
+  fail_unless_equals_int (mask, 0x8);
+
+  /* new caps: every slot again, before their frames */
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 40, 8));
+  fail_unless_equals_int (pop_slots (bus, &mask), 4);
+  fail_unless_equals_int (mask, 0xf);
+  push_frames (h, 6, 40, &pushed);
+  fail_unless_equals_int (pop_slots (bus, &mask), 0);
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), pushed);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_unsetenv ("CUDAVISION_TEST_COUNT_CREATES");
+}
+
+GST_END_TEST;
+
+/* A slot that cannot be prepared at negotiation (the test double fails it
+ * as a cudaStreamCreate would: CUDAVISION_TEST_FAIL_FRAME=prepare) refuses
+ * the caps as an operator that cannot be made does: not-negotiated
+ * upstream, one error naming what failed, posted once however often the
+ * caps come again; no frame reaches downstream. */
+GST_START_TEST (test_slot_preparation_refused_at_negotiation)
+{
+  GstBus *bus;
+  GstHarness *h;
+  GstMessage *m;
+  GError *err = NULL;
+  gchar *debug = NULL;
+  guint i, n;
+
+  if (cvtest_backend_is_cuda () || !is_async ()) {
+    GST_INFO ("the failing preparation is the asynchronous test double's");
+    return;
+  }
+  g_setenv ("CUDAVISION_TEST_FAIL_FRAME", "prepare", TRUE);
+  bus = gst_bus_new ();
+  h = cvtest_harness_new ("cudasobel", NULL);
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "pipeline-depth", 2, NULL);
+  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 32, 8));
+  gst_pad_set_chain_function (h->sinkpad, downstream_chain);
+  g_atomic_int_set (&downstream_buffers, 0);
+  g_atomic_int_set (&downstream_ret, GST_FLOW_OK);
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (h, step_frame
+            (GST_VIDEO_FORMAT_GRAY8, 32, 8, i + 1)), GST_FLOW_NOT_NEGOTIATED);
+  fail_unless_equals_int (g_atomic_int_get (&downstream_buffers), 0);
+  m = pop_error (bus, &n);
+  fail_unless_equals_int (n, 1);
+  gst_message_parse_error (m, &err, &debug);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_INIT), "%s", err->message);
+  fail_unless_equals_string (err->message,
+      "Test double: the slot's stream could not be created");
+  fail_unless (debug && strstr (debug, "slot 0"), "%s", debug);
+  g_clear_error (&err);
+  g_free (debug);
+  gst_message_unref (m);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_unsetenv ("CUDAVISION_TEST_FAIL_FRAME");
+}
+
+GST_END_TEST;
+
 /* NULL while downstream blocks: a paused (prerolled) sink behind a full
  * queue holds the element's output, its streaming thread waits for a
  * slot; setting the pipeline to NULL must return and release every
@@ -1598,6 +1723,8 @@ base_suite (void)
   tcase_add_test (tc, test_operator_refused_at_negotiation);
   tcase_add_test (tc, test_operator_created_once_per_caps);
   tcase_add_test (tc, test_larger_depth_operator_refused);
+  tcase_add_test (tc, test_slots_prepared_at_negotiation);
+  tcase_add_test (tc, test_slot_preparation_refused_at_negotiation);
   return s;
 }
 

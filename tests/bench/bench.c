@@ -143,6 +143,11 @@ typedef struct
                                  * threads, each writes its own array) */
   gint n_in, n_out;             /* buffers through the element's sink and
                                  * src pads (atomic) */
+  gint64 t_caps_in, t_caps_out; /* monotonic us: the first CAPS event at
+                                 * the element's sink pad (negotiation
+                                 * begins), at its src pad (its set_caps
+                                 * done: the operator made, its kernels
+                                 * loaded, its slots prepared); 0: none */
   guint pushed;
   gint64 t_start;               /* --live: frame k is due at t_start +
                                  * k / FPS (monotonic us) */
@@ -181,6 +186,14 @@ typedef struct
                                          * push to its first output; the
                                          * median and the longest */
   gdouble gate_ms;              /* t0 to the gate's opening, -1: none */
+  /* where a stream's start-up goes, median and longest over the streams
+   * (ms, -1: none): its set_caps (CAPS at the sink pad to CAPS at the src
+   * pad), from then to its first input buffer at the sink pad (the
+   * allocation query, the pool's activation, appsrc), and from that
+   * buffer to its first output at the src pad (the first frame) */
+  gdouble setcaps_med_ms, setcaps_max_ms;
+  gdouble caps_in_med_ms, caps_in_max_ms;
+  gdouble in_out_med_ms, in_out_max_ms;
   gdouble fair_min, fair_max, fair_ratio;       /* the slowest and fastest
                                                  * stream's rate in the
                                                  * common window, and
@@ -233,6 +246,23 @@ probe_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     g_cond_broadcast (&t->gate->cond);
     g_mutex_unlock (&t->gate->lock);
   }
+  return GST_PAD_PROBE_OK;
+}
+
+/* the first CAPS event through the element's sink pad, and out of its src
+ * pad (both in the streaming thread; read after EOS) */
+static GstPadProbeReturn
+caps_probe_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Stream *t = user_data;
+  gint64 *when;
+
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) != GST_EVENT_CAPS)
+    return GST_PAD_PROBE_OK;
+  when = g_object_get_data (G_OBJECT (pad), "in") ? &t->t_caps_in :
+      &t->t_caps_out;
+  if (*when == 0)
+    *when = g_get_monotonic_time ();
   return GST_PAD_PROBE_OK;
 }
 
@@ -494,9 +524,13 @@ stream_new (const Opts * o, guint idx, gint device, GstCaps * caps,
   p = gst_element_get_static_pad (t->el, "sink");
   g_object_set_data (G_OBJECT (p), "in", GINT_TO_POINTER (1));
   gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, probe_cb, t, NULL);
+  gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, caps_probe_cb, t,
+      NULL);
   gst_object_unref (p);
   p = gst_element_get_static_pad (t->el, "src");
   gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, probe_cb, t, NULL);
+  gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, caps_probe_cb, t,
+      NULL);
   gst_object_unref (p);
   p = gst_element_get_static_pad (t->sink, "sink");
   if (o->check)
@@ -784,6 +818,38 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
       mmm (st, n, m);
       r->start_med_ms = m[0];
       r->start_max_ms = m[2];
+    }
+    g_free (st);
+  }
+  /* where it went: set_caps, to the first input, to the first output */
+  {
+    gdouble *st = g_new (gdouble, 3 * n_streams);
+    gdouble *meds[3] = { &r->setcaps_med_ms, &r->caps_in_med_ms,
+      &r->in_out_med_ms
+    }, *maxs[3] = {
+      &r->setcaps_max_ms, &r->caps_in_max_ms, &r->in_out_max_ms
+    };
+    guint n[3] = { 0, 0, 0 }, k;
+
+    for (i = 0; i < n_streams; i++) {
+      Stream *t = s[i];
+
+      if (t->t_caps_in > 0 && t->t_caps_out >= t->t_caps_in)
+        st[n[0]++] = (t->t_caps_out - t->t_caps_in) / 1e3;
+      if (t->t_caps_out > 0 && t->pushed > 0 && t->t_in[0] >= t->t_caps_out)
+        st[n_streams + n[1]++] = (t->t_in[0] - t->t_caps_out) / 1e3;
+      if (t->pushed > 0 && t->t_in[0] > 0 && t->t_out[0] >= t->t_in[0])
+        st[2 * n_streams + n[2]++] = (t->t_out[0] - t->t_in[0]) / 1e3;
+    }
+    for (k = 0; k < 3; k++) {
+      gdouble m[3];
+
+      *meds[k] = *maxs[k] = -1;
+      if (n[k]) {
+        mmm (st + k * n_streams, n[k], m);
+        *meds[k] = m[0];
+        *maxs[k] = m[2];
+      }
     }
     g_free (st);
   }
@@ -1101,7 +1167,7 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
       share[3] = { -1, -1, -1 }, dev[MAX_DEV][3], nv[MAX_DEV][3],
       kb[MAX_DEV][3], win[3], fwin[3], nfr[3], ssum[3], com[3], fmin[3],
       fmax[3], fratio[3], lp50[3], lmax[3], smed_ms[3], smax_ms[3],
-      gms[3], *scf;
+      gms[3], scmed[3], scmax[3], cimed[3], cimax[3], iomed[3], iomax[3], *scf;
   guint64 n_in = 0, n_out = 0, late = 0;
   gboolean bug = FALSE;
   RunResult *r0 = &runs[0];
@@ -1140,6 +1206,12 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   RUNS_MMM (start_med_ms, smed_ms);
   RUNS_MMM (start_max_ms, smax_ms);
   RUNS_MMM (gate_ms, gms);
+  RUNS_MMM (setcaps_med_ms, scmed);
+  RUNS_MMM (setcaps_max_ms, scmax);
+  RUNS_MMM (caps_in_med_ms, cimed);
+  RUNS_MMM (caps_in_max_ms, cimax);
+  RUNS_MMM (in_out_med_ms, iomed);
+  RUNS_MMM (in_out_max_ms, iomax);
   for (k = 0; k < n_runs; k++) {
     n_in += runs[k].n_in;
     n_out += runs[k].n_out;
@@ -1292,6 +1364,13 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
         "the measured phase (the start gate)" : "overlapping the others' "
         "measured frames (no start gate: --cold-start, --stagger or --live)",
         n_runs);
+  if (o->streams > 1)
+    g_print ("start-up by stage  set_caps %.1f / %.1f ms (median / slowest "
+        "stream: CAPS at the element's sink pad to CAPS at its src pad: the "
+        "operator, its kernels, its slots), then to the first input %.1f / "
+        "%.1f ms (allocation, the output pool), first input to first output "
+        "%.1f / %.1f ms (the first frame); medians of %u\n", scmed[0],
+        scmax[0], cimed[0], cimax[0], iomed[0], iomax[0], n_runs);
   if (o->streams > 1 && fratio[0] >= 0)
     g_print ("fairness     slowest %.1f, fastest %.1f frames/s = %.3f in the "
         "common window (%.4f s, in which every stream ran: from the last "
@@ -1379,12 +1458,15 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
       "stream_fps_sum=%.1f stream_fps_max=%.1f common_s=%.6f "
       "common_fps_min=%.1f common_fps_max=%.1f fairness=%.3f "
       "start_med_ms=%.1f start_max_ms=%.1f gate_ms=%.1f "
+      "setcaps_med_ms=%.1f setcaps_max_ms=%.1f caps_in_med_ms=%.1f "
+      "caps_in_max_ms=%.1f in_out_med_ms=%.1f in_out_max_ms=%.1f "
       "measurement_bug=%d", o->element, o->format, o->width,
       o->height, r0->active, o->depth, input, o->streams, devs->str, n_runs,
       fps[0], fps[1], fps[2], lm[0], lp[0], ker[0], cpu[0], share[0],
       o->priority, r0->priority0, l0p50[0], l0p99[0], lop50[0], lop99[0],
       win[0], fwin[0], nfr[0], ssum[0], smax[0], com[0], fmin[0], fmax[0],
-      fratio[0], smed_ms[0], smax_ms[0], gms[0], bug);
+      fratio[0], smed_ms[0], smax_ms[0], gms[0], scmed[0], scmax[0],
+      cimed[0], cimax[0], iomed[0], iomax[0], bug);
   if (o->live > 0)
     g_print (" live_fps=%g live_in=%" G_GUINT64_FORMAT " live_out=%"
         G_GUINT64_FORMAT " live_late=%" G_GUINT64_FORMAT " live_lat_p50_ms=%.3f"
@@ -1445,6 +1527,18 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     json_mmm (j, "start_max_ms", smax_ms);
     g_string_append (j, ", ");
     json_mmm (j, "gate_ms", gms);
+    g_string_append (j, ", ");
+    json_mmm (j, "setcaps_median_ms", scmed);
+    g_string_append (j, ", ");
+    json_mmm (j, "setcaps_max_ms", scmax);
+    g_string_append (j, ", ");
+    json_mmm (j, "caps_to_input_median_ms", cimed);
+    g_string_append (j, ", ");
+    json_mmm (j, "caps_to_input_max_ms", cimax);
+    g_string_append (j, ", ");
+    json_mmm (j, "input_to_output_median_ms", iomed);
+    g_string_append (j, ", ");
+    json_mmm (j, "input_to_output_max_ms", iomax);
     g_string_append (j, ", \"stream_common_fps\": [");
     for (i = 0; i < (guint) o->streams; i++)
       g_string_append_printf (j, "%s%.6g", i ? ", " : "", scf[i]);
