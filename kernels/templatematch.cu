@@ -777,11 +777,12 @@ __global__ void
 tm_pack_kernel (const uint8_t * __restrict__ t, int tw, int th,
     uint8_t * __restrict__ p, int pw)
 {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y;
-  if (x >= pw || y >= th)
-    return;
-  p[(size_t) y * pw + x] = x < tw ? t[(size_t) y * tw + x] : 0;
+  const size_t n = (size_t) pw * th;
+  for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+      i += (size_t) gridDim.x * blockDim.x) {
+    const int y = (int) (i / pw), x = (int) (i % pw);
+    p[i] = x < tw ? t[(size_t) y * tw + x] : 0;
+  }
 }
 
 __device__ __forceinline__ void
@@ -1298,8 +1299,9 @@ launch_corr (int path, const uint8_t * img, size_t ls, int w, int h,
     /* the template in rows of a multiple of 64 bytes (stream-ordered:
      * one buffer serves every correlation of the frame) */
     const int pw = g2_pack_width (tw);
-    tm_pack_kernel <<<dim3 (cv_div_up (pw, 64), th), 64, 0, st>>> (t, tw,
-        th, tpack, pw);
+    const size_t pn = g2_pack_bytes (tw, th);
+    tm_pack_kernel <<<(unsigned) (pn / 256 < 1024 ? pn / 256 + 1 : 1024),
+        256, 0, st>>> (t, tw, th, tpack, pw);
     const int vec = ((uintptr_t) img % 16 == 0) && (ls % 16 == 0);
     const bool wide = npix > kGemmMaxExact;
     dim3 g (cv_div_up (rw, kG2BX), cv_div_up (rh, g2_by (wide)));
