@@ -14,10 +14,14 @@
  *     direct: corr_dp4a_kernel, __dp4a on 4 template bytes, each thread 8
  *       windows x 4 rows;
  *     gemm: corr_mma_kernel, 8-bit tensor cores (mma.sync m16n8k32, sm_80+
- *       code only) on an implicit GEMM (see the kernel).
- *     Automatic choice: small up to 8x8, gemm for templates at least
- *     16x16 where sm_80+ code runs, else direct; CUDAVISION_TM_PATH=direct
- *     or gemm forces one for every size (read when the workspace is made).
+ *       code only) on an implicit GEMM (see the kernel);
+ *     gemm2: corr_mma2_kernel, the same GEMM with 64 x 32 windows a warp,
+ *       the template packed for 16-byte cp.async copies, double-buffered
+ *       chunks and a coalesced epilogue through shared memory.
+ *     Automatic choice: small up to 8x8, gemm2 for templates at least
+ *     16x16 where sm_80+ code runs, else direct; CUDAVISION_TM_PATH=direct,
+ *     gemm or gemm2 forces one for every size (read when the workspace is
+ *     made; gemm only when forced, for comparison).
  *     The score (cvtemplatematch-score.h, double, no FMA contraction) is
  *     stored as float in a score map of (W-tw+1) x (H-th+1).
  *  4. Best matches: per match, a grid-stride block reduction over the
@@ -70,9 +74,15 @@ struct Workspace
   long long *pidx;
   CvTemplateMatchResult *res;
   int path_env;                 /* CUDAVISION_TM_PATH: 0 auto, 1 direct,
-                                 * 2 gemm (read when the workspace is made) */
+                                 * 2 gemm, 4 gemm2 (read when the workspace
+                                 * is made) */
   int gemm_ok;                  /* -1 unknown, else the tensor-core kernel
                                  * runs as sm_80+ code on this device */
+  int gemm2_ok;                 /* gemm_ok and corr_mma2_kernel's dynamic
+                                 * shared memory granted */
+  /* the template packed for corr_mma2_kernel (tm_pack_kernel) */
+  uint8_t *tpack;
+  size_t tpack_cap;
 };
 
 constexpr int kRedThreads = 256;
@@ -174,7 +184,10 @@ integral_rows (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
 /* Column prefix sums over rows 1..h of both tables (row 0 is zero), w + 1
  * columns. A 32x32 block owns 32 columns and walks down the rows in
  * 32-row tiles: coalesced loads into shared memory, one warp scans one
- * column with shuffles, coalesced stores. */
+ * column with shuffles, coalesced stores. The next tile's values are
+ * loaded into registers before the current tile is scanned, so that the
+ * walk (61 blocks at 1080p, 34 tiles each) is not one memory latency per
+ * tile. */
 __global__ void __launch_bounds__ (1024)
 integral_cols (long long *__restrict__ S, long long *__restrict__ Q, int w,
     int h)
@@ -184,20 +197,26 @@ integral_cols (long long *__restrict__ S, long long *__restrict__ Q, int w,
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int x = blockIdx.x * 32 + tx;
   const int cols = w + 1;
+  long long ns = 0, nq = 0;     /* the next tile's values */
 
   if (ty == 0) {
     cs[tx] = 0;
     cq[tx] = 0;
   }
+  if (x < cols && 1 + ty <= h) {
+    ns = S[(size_t) (1 + ty) * cols + x];
+    nq = Q[(size_t) (1 + ty) * cols + x];
+  }
   for (int y0 = 1; y0 <= h; y0 += 32) {
     const int y = y0 + ty;
     __syncthreads ();
-    if (x < cols && y <= h) {
-      ts[ty][tx] = S[(size_t) y * cols + x];
-      tq[ty][tx] = Q[(size_t) y * cols + x];
-    } else {
-      ts[ty][tx] = 0;
-      tq[ty][tx] = 0;
+    ts[ty][tx] = ns;
+    tq[ty][tx] = nq;
+    ns = 0;
+    nq = 0;
+    if (x < cols && y + 32 <= h) {
+      ns = S[(size_t) (y + 32) * cols + x];
+      nq = Q[(size_t) (y + 32) * cols + x];
     }
     __syncthreads ();
     /* warp ty scans column ty of the tile: lane = row */
@@ -205,11 +224,11 @@ integral_cols (long long *__restrict__ S, long long *__restrict__ Q, int w,
       long long s = ts[tx][ty], q = tq[tx][ty];
 #pragma unroll
       for (int off = 1; off < 32; off <<= 1) {
-        const long long ns = __shfl_up_sync (0xffffffffu, s, off);
-        const long long nq = __shfl_up_sync (0xffffffffu, q, off);
+        const long long us = __shfl_up_sync (0xffffffffu, s, off);
+        const long long uq = __shfl_up_sync (0xffffffffu, q, off);
         if (tx >= off) {
-          s += ns;
-          q += nq;
+          s += us;
+          q += uq;
         }
       }
       s += cs[ty];
@@ -683,6 +702,293 @@ corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
 #endif
 }
 
+/* ---- 3d. tensor cores, larger warp tiles, pipelined chunks (gemm2) ----- */
+
+/* The GEMM of corr_mma_kernel (same A, B, m, n, k and the same exact s32
+ * or 64-bit sums), organised so that the tensor cores, not the loads, set
+ * the pace:
+ *  - a warp owns 64 output rows x 32 windows (4 m-tiles x 4 n-tiles, 64
+ *    accumulator registers; WIDE: 2 m-tiles, its 64-bit sums need the
+ *    registers): the image fragment B of a row (4 shared loads and 6
+ *    __byte_perm per k-step) now feeds 16 MMAs instead of 8, and each
+ *    ldmatrix of the template fragment A feeds 4;
+ *  - the template is packed once per correlation (tm_pack_kernel) into
+ *    rows of a multiple of 64 zero-padded bytes, 16-byte aligned, so that
+ *    every chunk is staged with 16-byte cp.async copies; the image too
+ *    where the plane is 16-byte aligned (else 32-bit words built from
+ *    bytes, zero beyond the frame);
+ *  - chunks are double-buffered: the copies of chunk c + 1 are in flight
+ *    while the warps multiply chunk c (2 buffers of 31 KiB, dynamic
+ *    shared memory), two barriers per chunk as before;
+ *  - the ldmatrix carries no memory clobber, so the compiler may hoist the
+ *    next row's fragment loads over the MMAs (the barriers order them
+ *    against the copies);
+ *  - the epilogue goes through shared memory: the accumulators are stored
+ *    as a BY x 128 tile, then each warp scores 32 consecutive windows of a
+ *    row, so that the integral-image reads and the score stores are
+ *    coalesced (the fragment order touched 16 lines per warp access).
+ * A block is 4 warps side by side: 128 x 64 windows (WIDE: 128 x 32). */
+constexpr int kG2Warps = 4;
+constexpr int kG2BX = 32 * kG2Warps;    /* 128 windows */
+constexpr int kG2CJ = 64, kG2CI = 64;   /* template chunk */
+constexpr int kG2TRows = kG2CJ + 30;    /* 15 zero rows each side */
+constexpr int kG2TStride = kG2CI + 16;  /* 80 bytes: no ldmatrix conflicts */
+constexpr int kG2TBytes = kG2TRows * kG2TStride;        /* 7520 */
+constexpr int kG2IWW = (kG2BX + kG2CI) / 4;     /* 48 words */
+constexpr int kG2CStride = kG2BX + 1;   /* epilogue tile: no bank conflicts */
+
+__host__ __device__ constexpr int
+g2_mtiles (bool wide)
+{
+  return wide ? 2 : 4;
+}
+
+__host__ __device__ constexpr int
+g2_by (bool wide)
+{
+  return 16 * g2_mtiles (wide);
+}
+
+__host__ __device__ constexpr int
+g2_ibytes (bool wide)
+{
+  return (g2_by (wide) + kG2CJ - 1) * kG2IWW * 4;
+}
+
+/* dynamic shared memory: two template and two image buffers; the
+ * epilogue's tile reuses them */
+__host__ __device__ constexpr int
+g2_smem (bool wide)
+{
+  return 2 * kG2TBytes + 2 * g2_ibytes (wide);
+}
+
+static_assert (kG2TBytes % 16 == 0, "16-byte aligned buffers");
+static_assert (g2_ibytes (false) % 16 == 0 && g2_ibytes (true) % 16 == 0,
+    "16-byte aligned buffers");
+static_assert (g2_by (false) * kG2CStride * 4 <= g2_smem (false),
+    "epilogue tile fits");
+static_assert (g2_by (true) * kG2CStride * 8 <= g2_smem (true),
+    "epilogue tile fits");
+
+/* The packed template: row j of tw bytes at p[j * pw], pw = tw rounded up
+ * to 64, zero in the padding. */
+__global__ void
+tm_pack_kernel (const uint8_t * __restrict__ t, int tw, int th,
+    uint8_t * __restrict__ p, int pw)
+{
+  const size_t n = (size_t) pw * th;
+  for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+      i += (size_t) gridDim.x * blockDim.x) {
+    const int y = (int) (i / pw), x = (int) (i % pw);
+    p[i] = x < tw ? t[(size_t) y * tw + x] : 0;
+  }
+}
+
+__device__ __forceinline__ void
+g2_cp_async16 (uint32_t saddr, const void *g)
+{
+  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;"::"r" (saddr),
+      "l" (g));
+}
+
+/* Stages chunk (j0, i0) into buffer b: template rows j0 - 15 .. j0 + 78
+ * (zero outside the chunk's cj rows), image rows by + j0 .. + IH - 1,
+ * columns bx + i0 .. + 191 (zero beyond the frame). */
+template < bool WIDE >
+__device__ __forceinline__ void
+g2_stage (uint8_t * smem, int b, const uint8_t * __restrict__ lum, size_t ls,
+    int w, int h, bool vec, const uint8_t * __restrict__ tp, int pw,
+    int j0, int i0, int cj, int bx, int by)
+{
+  constexpr int IH = g2_by (WIDE) + kG2CJ - 1;
+  const int tid = threadIdx.x;
+  uint8_t *sT = smem + b * kG2TBytes;
+  uint8_t *sI = smem + 2 * kG2TBytes + b * g2_ibytes (WIDE);
+
+  /* template: 94 rows x 4 pieces of 16 bytes */
+  for (int idx = tid; idx < kG2TRows * 4; idx += 32 * kG2Warps) {
+    const int q = idx >> 2, p = idx & 3, jj = q - 15;
+    uint8_t *d = sT + q * kG2TStride + p * 16;
+    if (jj >= 0 && jj < cj)
+      g2_cp_async16 ((uint32_t) __cvta_generic_to_shared (d),
+          tp + (size_t) (j0 + jj) * pw + i0 + p * 16);
+    else
+      *reinterpret_cast < uint4 * >(d) = make_uint4 (0, 0, 0, 0);
+  }
+  /* image: IH rows x 12 pieces of 16 bytes */
+  for (int idx = tid; idx < IH * (kG2IWW / 4); idx += 32 * kG2Warps) {
+    const int r = idx / (kG2IWW / 4), p = idx % (kG2IWW / 4);
+    const int gy = by + j0 + r, gx = bx + i0 + p * 16;
+    uint8_t *d = sI + r * (kG2IWW * 4) + p * 16;
+    if (gy < h && vec && gx + 16 <= w) {
+      g2_cp_async16 ((uint32_t) __cvta_generic_to_shared (d),
+          lum + (size_t) gy * ls + gx);
+    } else {
+      uint32_t v[4] = { 0, 0, 0, 0 };
+      if (gy < h) {
+        const uint8_t *row = lum + (size_t) gy * ls;
+#pragma unroll
+        for (int q = 0; q < 16; q++)
+          if (gx + q < w)
+            v[q >> 2] |= (uint32_t) row[gx + q] << (8 * (q & 3));
+      }
+      *reinterpret_cast < uint4 * >(d) = make_uint4 (v[0], v[1], v[2], v[3]);
+    }
+  }
+  asm volatile ("cp.async.commit_group;"::);
+}
+
+template < bool WIDE >
+__global__ void __launch_bounds__ (32 * kG2Warps)
+corr_mma2_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
+    int vec, const uint8_t * __restrict__ tp, int pw, int tw, int th,
+    WinSums win, float *__restrict__ map, int rw, int rh, CvTmScoreConst k)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr int MT = g2_mtiles (WIDE);
+  constexpr int BY = g2_by (WIDE);
+  extern __shared__ __align__ (16) uint8_t g2_smem_buf[];
+
+  const int tid = threadIdx.x;
+  const int warp = tid >> 5, lane = tid & 31;
+  const int g = lane >> 2, t = lane & 3;
+  const int bx = blockIdx.x * kG2BX, by = blockIdx.y * BY;
+  const int wx = warp * 32;     /* the warp's windows in the block */
+
+  int acc[MT][4][4];
+  unsigned long long c64[WIDE ? MT : 1][WIDE ? 4 : 1][WIDE ? 4 : 1];
+#pragma unroll
+  for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+    for (int s = 0; s < 4; s++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        acc[mt][s][e] = 0;
+        if (WIDE)
+          c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] = 0;
+      }
+
+  /* ldmatrix row of this lane (as corr_mma_kernel) */
+  const int lm_m = (lane & 7) + ((lane >> 3) & 1) * 8;
+  const int lm_col = (lane >> 4) * 16;
+  const uint32_t smem_base =
+      (uint32_t) __cvta_generic_to_shared (&g2_smem_buf[0]);
+
+  /* chunks in order: j0 outer, i0 inner */
+  const int nci = (tw + kG2CI - 1) / kG2CI;
+  const int nch = nci * ((th + kG2CJ - 1) / kG2CJ);
+  const bool v16 = vec != 0;
+
+  g2_stage < WIDE > (g2_smem_buf, 0, lum, ls, w, h, v16, tp, pw, 0, 0,
+      min (kG2CJ, th), bx, by);
+  for (int c = 0; c < nch; c++) {
+    const int j0 = (c / nci) * kG2CJ, i0 = (c % nci) * kG2CI;
+    const int cj = min (kG2CJ, th - j0), ci = min (kG2CI, tw - i0);
+    const int b = c & 1;
+    if (c + 1 < nch) {
+      /* buffer b ^ 1 was released by the barrier that ended chunk c - 1 */
+      const int nj0 = ((c + 1) / nci) * kG2CJ;
+      g2_stage < WIDE > (g2_smem_buf, b ^ 1, lum, ls, w, h, v16, tp, pw,
+          nj0, ((c + 1) % nci) * kG2CI, min (kG2CJ, th - nj0), bx, by);
+      asm volatile ("cp.async.wait_group 1;"::);
+    } else {
+      asm volatile ("cp.async.wait_group 0;"::);
+    }
+    __syncthreads ();           /* chunk c staged by every thread */
+
+    const uint32_t sT_base = smem_base + b * kG2TBytes;
+    const uint32_t *sI = reinterpret_cast < const uint32_t * >(g2_smem_buf
+        + 2 * kG2TBytes + b * g2_ibytes (WIDE));
+    const int nk = (ci + 31) / 32;      /* 1 or 2 k-steps of 32 */
+    for (int r = 0; r < BY + cj - 1; r++) {
+      const uint32_t *row = sI + r * kG2IWW + wx / 4 + g + t;
+#pragma unroll
+      for (int kk = 0; kk < 2; kk++) {
+        if (kk >= nk)
+          break;
+        const uint32_t w0 = row[kk * 8], w1 = row[kk * 8 + 1];
+        const uint32_t w4 = row[kk * 8 + 4], w5 = row[kk * 8 + 5];
+        uint32_t bf[4][2];
+        bf[0][0] = w0;
+        bf[1][0] = __byte_perm (w0, w1, 0x4321);
+        bf[2][0] = __byte_perm (w0, w1, 0x5432);
+        bf[3][0] = __byte_perm (w0, w1, 0x6543);
+        bf[0][1] = w4;
+        bf[1][1] = __byte_perm (w4, w5, 0x4321);
+        bf[2][1] = __byte_perm (w4, w5, 0x5432);
+        bf[3][1] = __byte_perm (w4, w5, 0x6543);
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++) {
+          const int rr = r - mt * 16;   /* rows of this m-tile: rr - m */
+          if (rr < 0 || rr > cj + 14)
+            continue;
+          uint32_t a0, a1, a2, a3;
+          const uint32_t addr = sT_base + (uint32_t) ((rr - lm_m + 15) *
+              kG2TStride + kk * 32 + lm_col);
+          asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+              "{%0, %1, %2, %3}, [%4];":"=r" (a0), "=r" (a1), "=r" (a2),
+              "=r" (a3):"r" (addr));
+#pragma unroll
+          for (int s = 0; s < 4; s++)
+            asm ("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 "
+                "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                "{%0, %1, %2, %3};":"+r" (acc[mt][s][0]),
+                "+r" (acc[mt][s][1]), "+r" (acc[mt][s][2]),
+                "+r" (acc[mt][s][3]):"r" (a0), "r" (a1), "r" (a2),
+                "r" (a3), "r" (bf[s][0]), "r" (bf[s][1]));
+        }
+      }
+    }
+    if (WIDE) {
+#pragma unroll
+      for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int s = 0; s < 4; s++)
+#pragma unroll
+          for (int e = 0; e < 4; e++) {
+            c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] +=
+                (uint32_t) acc[mt][s][e];
+            acc[mt][s][e] = 0;
+          }
+    }
+    __syncthreads ();           /* buffer b consumed: the next stage may
+                                 * overwrite it */
+  }
+
+  /* the sums into the BY x 128 tile (x = wx + s + 4 n, y = 16 mt + m),
+   * then scored row by row */
+  uint32_t *sC32 = reinterpret_cast < uint32_t * >(g2_smem_buf);
+  unsigned long long *sC64 =
+      reinterpret_cast < unsigned long long *>(g2_smem_buf);
+#pragma unroll
+  for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      const int y = mt * 16 + g + (e >> 1) * 8;
+#pragma unroll
+      for (int s = 0; s < 4; s++) {
+        const int x = wx + s + 4 * (2 * t + (e & 1));
+        if (WIDE)
+          sC64[y * kG2CStride + x] =
+              c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0];
+        else
+          sC32[y * kG2CStride + x] = (uint32_t) acc[mt][s][e];
+      }
+    }
+  __syncthreads ();
+  for (int idx = tid; idx < BY * kG2BX; idx += 32 * kG2Warps) {
+    const int yy = idx / kG2BX, xx = idx % kG2BX;
+    const int x = bx + xx, y = by + yy;
+    if (x >= rw || y >= rh)
+      continue;
+    const long long cv = WIDE ? (long long) sC64[yy * kG2CStride + xx] :
+        (long long) sC32[yy * kG2CStride + xx];
+    store_score (&k, cv, x, y, w, tw, th, win, map, rw);
+  }
+#endif
+}
+
 /* ---- 4. best matches ---------------------------------------------------- */
 
 __device__ __forceinline__ void
@@ -845,9 +1151,12 @@ score_map_kernel (const float *__restrict__ map, int rw, int rh, int w,
 
 /* Correlation paths. kPathSmall: corr_kernel with the window sums from its
  * tile (templates up to 8x8); kPathDirect: corr_dp4a_kernel; kPathGemm:
- * corr_mma_kernel (sm_80+ code only). */
+ * corr_mma_kernel (sm_80+ code only; kept for comparison, forced only);
+ * kPathGemm2: corr_mma2_kernel (sm_80+ code only). */
 enum
-{ kPathAuto = 0, kPathDirect = 1, kPathGemm = 2, kPathSmall = 3 };
+{ kPathAuto = 0, kPathDirect = 1, kPathGemm = 2, kPathSmall = 3,
+  kPathGemm2 = 4
+};
 
 /* Automatic switch to the tensor-core path: templates at least this wide
  * and tall (reasoned from instruction counts, to be confirmed by
@@ -858,7 +1167,21 @@ constexpr int kGemmMinTW = 16, kGemmMinTH = 16;
  * (66051 * 255^2 < 2^32); larger ones use the WIDE variants. */
 constexpr long long kGemmMaxExact = 32768, kDirMaxExact = 65536;
 
-/* CUDAVISION_TM_PATH=direct|gemm|auto (debug/benchmark override). */
+/* the packed template's row length and size for corr_mma2_kernel */
+int
+g2_pack_width (int tw)
+{
+  return (tw + kG2CI - 1) / kG2CI * kG2CI;
+}
+
+size_t
+g2_pack_bytes (int tw, int th)
+{
+  return (size_t) g2_pack_width (tw) * th;
+}
+
+/* CUDAVISION_TM_PATH=direct|gemm|gemm2|auto (debug/benchmark override;
+ * gemm is the first tensor-core kernel, gemm2 the automatic one). */
 int
 path_from_env (void)
 {
@@ -869,6 +1192,8 @@ path_from_env (void)
     return kPathDirect;
   if (!strcmp (e, "gemm"))
     return kPathGemm;
+  if (!strcmp (e, "gemm2"))
+    return kPathGemm2;
   return kPathAuto;
 }
 
@@ -906,6 +1231,7 @@ workspace_clear (Workspace * ws)
   cudaFree (ws->pkey);
   cudaFree (ws->pidx);
   cudaFree (ws->res);
+  cudaFree (ws->tpack);
   memset (ws, 0, sizeof (*ws));
 }
 
@@ -949,21 +1275,44 @@ choose_path (const Workspace * ws, int tw, int th)
     return kPathDirect;
   if (ws->path_env == kPathGemm)
     return ws->gemm_ok ? kPathGemm : kPathDirect;
+  if (ws->path_env == kPathGemm2)
+    return ws->gemm2_ok ? kPathGemm2 : kPathDirect;
   if (tw <= 8 && th <= 8)
     return kPathSmall;
-  if (ws->gemm_ok && tw >= kGemmMinTW && th >= kGemmMinTH)
-    return kPathGemm;
+  if (ws->gemm2_ok && tw >= kGemmMinTW && th >= kGemmMinTH)
+    return kPathGemm2;
   return kPathDirect;
 }
 
 /* One correlation of image img (w x h) with the device template t
- * (tw x th) on path, the window sums or raw output as win says. */
+ * (tw x th) on path, the window sums or raw output as win says; tpack:
+ * room for the packed template of kPathGemm2 (g2_pack_bytes). */
 void
 launch_corr (int path, const uint8_t * img, size_t ls, int w, int h,
     const uint8_t * t, int tw, int th, const WinSums & win, float *map,
-    int rw, int rh, const CvTmScoreConst & k, cudaStream_t st)
+    int rw, int rh, const CvTmScoreConst & k, uint8_t * tpack,
+    cudaStream_t st)
 {
   const long long npix = (long long) tw * th;
+
+  if (path == kPathGemm2) {
+    /* the template in rows of a multiple of 64 bytes (stream-ordered:
+     * one buffer serves every correlation of the frame) */
+    const int pw = g2_pack_width (tw);
+    const size_t pn = g2_pack_bytes (tw, th);
+    tm_pack_kernel <<<(unsigned) (pn / 256 < 1024 ? pn / 256 + 1 : 1024),
+        256, 0, st>>> (t, tw, th, tpack, pw);
+    const int vec = ((uintptr_t) img % 16 == 0) && (ls % 16 == 0);
+    const bool wide = npix > kGemmMaxExact;
+    dim3 g (cv_div_up (rw, kG2BX), cv_div_up (rh, g2_by (wide)));
+    if (wide)
+      corr_mma2_kernel < true > <<<g, 32 * kG2Warps, g2_smem (true), st>>>
+          (img, ls, w, h, vec, tpack, pw, tw, th, win, map, rw, rh, k);
+    else
+      corr_mma2_kernel < false > <<<g, 32 * kG2Warps, g2_smem (false), st>>>
+          (img, ls, w, h, vec, tpack, pw, tw, th, win, map, rw, rh, k);
+    return;
+  }
 
   if (path == kPathSmall) {
     dim3 cb (kCorrTX, kCorrThreadsY);
@@ -1096,6 +1445,26 @@ template_match_run (Workspace * ws, const CvPlane * src, CvLumaLayout layout,
     cudaFuncAttributes fa;
     CV_CUDA_TRY (cudaFuncGetAttributes (&fa, corr_mma_kernel < false >));
     ws->gemm_ok = fa.binaryVersion >= 80;
+    /* corr_mma2_kernel: more than 48 KiB of dynamic shared memory */
+    ws->gemm2_ok = ws->gemm_ok
+        && cudaFuncSetAttribute (corr_mma2_kernel < false >,
+        cudaFuncAttributeMaxDynamicSharedMemorySize,
+        g2_smem (false)) == cudaSuccess
+        && cudaFuncSetAttribute (corr_mma2_kernel < true >,
+        cudaFuncAttributeMaxDynamicSharedMemorySize,
+        g2_smem (true)) == cudaSuccess;
+    if (!ws->gemm2_ok)
+      (void) cudaGetLastError ();       /* not sticky: clear it */
+  }
+  /* room for the largest packed template of kPathGemm2 */
+  {
+    size_t pb = 0;
+    for (int t = 0; t < n_templ; t++)
+      if (choose_path (ws, tab.tw[t], tab.th[t]) == kPathGemm2
+          && g2_pack_bytes (tab.tw[t], tab.th[t]) > pb)
+        pb = g2_pack_bytes (tab.tw[t], tab.th[t]);
+    if (pb)
+      CV_CUDA_TRY (ensure (&ws->tpack, &ws->tpack_cap, pb));
   }
   /* unmasked templates on the direct and tensor-core paths read the
    * window sums from the integral images (the small path sums its windows
@@ -1156,19 +1525,19 @@ template_match_run (Workspace * ws, const CvPlane * src, CvLumaLayout layout,
       CV_CUDA_TRY (ensure (&ws->mq, &ws->mq_cap, nw));
       WinSums raw = { NULL, NULL, ws->ms, kWinRaw };
       launch_corr (path, lum, ls, w, h, ws->mask[t], tw, th, raw, map, rw,
-          rh, k, st);
+          rh, k, ws->tpack, st);
       raw.raw = ws->mq;
       launch_corr (path, ws->sqhi, ws->sq_pitch, w, h, ws->mask[t], tw, th,
-          raw, map, rw, rh, k, st);
+          raw, map, rw, rh, k, ws->tpack, st);
       raw.mode = kWinRawAcc;
       launch_corr (path, ws->sqlo, ws->sq_pitch, w, h, ws->mask[t], tw, th,
-          raw, map, rw, rh, k, st);
+          raw, map, rw, rh, k, ws->tpack, st);
       win.S = ws->ms;
       win.Q = ws->mq;
       win.mode = kWinArrays;
     }
     launch_corr (path, lum, ls, w, h, ws->tmpl[t], tw, th, win, map, rw, rh,
-        k, st);
+        k, ws->tpack, st);
     CV_CUDA_TRY (cudaGetLastError ());
   }
 

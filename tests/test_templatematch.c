@@ -1977,13 +1977,14 @@ GST_END_TEST;
 
 /* Both correlation paths of the GPU (CUDAVISION_TM_PATH, read when the
  * element's GPU workspace is made), forced for every template size, against
- * the CPU: the __dp4a direct path and the 8-bit tensor-core path (on
- * devices without sm_80 code the gemm override falls back to direct); the
+ * the CPU: the __dp4a direct path and the two 8-bit tensor-core kernels
+ * (gemm, gemm2; on devices without sm_80 code they fall back to direct); the
  * CPU's own path follows the same variable (direct: direct; gemm: its
  * automatic choice), and a third round forces the CPU's FFT path with the
  * GPU on its automatic choice.
  * Sizes around the automatic switch (16x16), the kernels' chunk edges
- * (dp4a: 64 columns x 16 rows; gemm: 64 x 64, k-steps of 32), frame
+ * (dp4a: 64 columns x 16 rows; gemm, gemm2: 64 x 64, k-steps of 32; gemm2's
+ * 128 x 64 window tiles and double-buffered chunks), frame
  * widths that are no multiple of 4, template == frame, 1x1, and templates
  * past the 32-bit exact limits (gemm > 32768 pixels, dp4a > 65536). */
 GST_START_TEST (test_gpu_paths)
@@ -1995,8 +1996,9 @@ GST_START_TEST (test_gpu_paths)
     {230, 170, 200, 150}, {237, 181, 200, 170}, {301, 229, 300, 220},
     {1921, 1081, 64, 64}, {403, 77, 4, 40}, {403, 77, 130, 5},
   };
-  /* "fft": the GPU's automatic choice against the CPU's FFT path */
-  static const char *paths[] = { "direct", "gemm", "fft" };
+  /* gemm: the first tensor-core kernel, gemm2 the automatic one; "fft":
+   * the GPU's automatic choice against the CPU's FFT path */
+  static const char *paths[] = { "direct", "gemm", "gemm2", "fft" };
   guint s, p;
   int method;
 
