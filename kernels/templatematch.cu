@@ -1628,6 +1628,9 @@ template_match_preload (void)
     (const void *) corr_dp4a_kernel < false >,
     (const void *) corr_mma_kernel < true >,
     (const void *) corr_mma_kernel < false >,
+    (const void *) corr_mma2_kernel < true >,
+    (const void *) corr_mma2_kernel < false >,
+    (const void *) tm_pack_kernel,
     (const void *) reduce_partial, (const void *) reduce_final,
     (const void *) square_bytes_kernel, (const void *) score_map_kernel,
   };
