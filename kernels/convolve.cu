@@ -10,7 +10,7 @@
  *                         them rows sliding in registers in its interior
  *                         (convolve-named-rows.cuh);
  *   convolve-custom2d.cu  one general (non-separable) custom kernel on
- *                         1-byte pixels;
+ *                         any format;
  *   convolve-chain.cu     any chain fused on float tiles in shared memory
  *                         (custom 2-D and separable stages included).
  * Chains whose halo does not fit in shared memory run one stage per launch

@@ -33,12 +33,12 @@ OP_CASE (convolve_case, ConvolveApi, CvConvolveOp, CvConvolveInfo,
 
 /* the chains compared: named filters and their chains, custom kernels 2-D
  * and separable, chains whose halo does not fit in shared memory */
-#define N_CHAINS 13
+#define N_CHAINS 14
 static const char *chain_names[N_CHAINS] = {
   "blur", "gaussian", "sharpen", "edge-detect", "blur,edge-detect",
   "gaussian,sharpen,blur", "custom 5x5", "custom 7x7 separable",
   "custom 31x31", "blur,custom 3x3,edge-detect", "8 x custom 31x31",
-  "8 x custom 9x9 separable", "custom 1x1",
+  "8 x custom 9x9 separable", "custom 1x1", "custom 15x15 dyadic",
 };
 
 static const int border_modes[] = { CV_BORDER_CONSTANT,
@@ -83,6 +83,9 @@ make_chain (int i, int border, GRand * r, CvConvolveParams * p)
     case 9:
       k = 3;
       break;
+    case 13:
+      k = 15;
+      break;
     default:
       k = 1;
       break;
@@ -96,6 +99,12 @@ make_chain (int i, int border, GRand * r, CvConvolveParams * p)
     for (a = 0; a < k; a++)
       for (b = 0; b < k; b++)
         p->kernel[a * k + b] = col[a] * row[b];
+  } else if (i == 13) {
+    /* multiples of 2^-12 of at most 8 significant bits: every product
+     * with a byte is exact, the GPU takes its fused multiply-add path */
+    for (a = 0; a < k * k; a++)
+      p->kernel[a] = (float) g_rand_int_range (r, -40, 100) / 4096.0f;
+    p->kernel[(k / 2) * k + k / 2] += 0.5f;
   } else {
     for (a = 0; a < k * k; a++)
       p->kernel[a] = (float) g_rand_double_range (r, -0.6, 1.0) / (k * k) *

@@ -1838,7 +1838,10 @@ main (int argc, char **argv)
     {"kernel", 'k', 0, G_OPTION_ARG_STRING, &kernel,
         "Time only the CUDA kernel NAME (sobel, sobel-r4, sobel-r8, sobel5, sobel7, canny, "
           "canny-noise, convolve-blur, convolve-edge, "
-          "convolve-blur-edge, convolve-custom15, convolve-custom31) on "
+          "convolve-blur-edge, convolve-custom7, convolve-custom15, "
+          "convolve-custom31, convolve-custom15-dyadic, "
+          "convolve-custom31-dyadic; convolve-*: -f GRAY8, RGB, BGR, RGBA, "
+          "BGRA, RGBx, BGRx) on "
           "device-resident frames, launched back to back from a CUDA graph; "
           "no GStreamer", "NAME"},
     {NULL}

@@ -287,14 +287,22 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
       cp.n_filters = 2;
       cp.filters[0] = CV_FILTER_BLUR;
       cp.filters[1] = CV_FILTER_EDGE_DETECT;
-    } else if (!strcmp (c, "custom15") || !strcmp (c, "custom31")) {
+    } else if (!strcmp (c, "custom7") || !strcmp (c, "custom15")
+        || !strcmp (c, "custom31") || !strcmp (c, "custom15-dyadic")
+        || !strcmp (c, "custom31-dyadic")) {
+      /* custom7 (e.g. -f RGB, beside CV-CUDA's conv2d), custom15,
+       * custom31: random weights of 24 significant bits (multiply + add
+       * per tap); -dyadic: random multiples of 2^-12 (8 significant bits,
+       * every product with a byte exact: one fused multiply-add per tap,
+       * same results) */
+      const bool dyadic = strstr (c, "-dyadic") != NULL;
       unsigned x = 777;
       cp.filters[0] = CV_FILTER_CUSTOM;
-      cp.ksize = c[6] == '1' ? 15 : 31;
+      cp.ksize = atoi (c + 6);
       for (int i = 0; i < cp.ksize * cp.ksize; i++) {
         x = x * 1664525u + 1013904223u;
-        cp.kernel[i] = ((float) (x >> 8) / 16777216.0f - 0.5f) /
-            (float) cp.ksize;
+        cp.kernel[i] = dyadic ? (float) ((int) (x >> 24) - 128) / 4096.0f :
+            ((float) (x >> 8) / 16777216.0f - 0.5f) / (float) cp.ksize;
       }
     } else {
       snprintf (err, err_size, "unknown kernel %s", name);
