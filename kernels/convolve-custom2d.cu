@@ -430,27 +430,46 @@ cv_conv_custom2d_try (int bpp, int nc, const uint8_t * s, size_t ss,
   }
 }
 
+/* the two variants (multiply + add, exact FMA) of size K for pixels of
+ * one byte or of several (MC) */
+template < int K >
+static int
+custom2d_variants (const void **k, int n, bool mc)
+{
+  if (mc) {
+    k[n++] = (const void *) custom2d_kernel < K, false, true >;
+    k[n++] = (const void *) custom2d_kernel < K, true, true >;
+  } else {
+    k[n++] = (const void *) custom2d_kernel < K, false, false >;
+    k[n++] = (const void *) custom2d_kernel < K, true, false >;
+  }
+  return n;
+}
+
 /* every general custom kernel size, loaded at the operator's create
  * (convolve-internal.h) */
 CvStatus
 cv_conv_custom2d_preload (int bpp, int nc)
 {
-  const void *k[] = {
-    (const void *) custom2d_kernel < 3 >, (const void *) custom2d_kernel < 5 >,
-    (const void *) custom2d_kernel < 7 >, (const void *) custom2d_kernel < 9 >,
-    (const void *) custom2d_kernel < 11 >,
-    (const void *) custom2d_kernel < 13 >,
-    (const void *) custom2d_kernel < 15 >,
-    (const void *) custom2d_kernel < 17 >,
-    (const void *) custom2d_kernel < 19 >,
-    (const void *) custom2d_kernel < 21 >,
-    (const void *) custom2d_kernel < 23 >,
-    (const void *) custom2d_kernel < 25 >,
-    (const void *) custom2d_kernel < 27 >,
-    (const void *) custom2d_kernel < 29 >,
-    (const void *) custom2d_kernel < 31 >,
-  };
-  if (bpp != 1 || nc != 1)
-    return CV_OK;
-  return cv_cuda_preload (k, (int) (sizeof (k) / sizeof (k[0])));
+  const void *k[30];
+  const bool mc = bpp > 1;
+  int n = 0;
+
+  (void) nc;
+  n = custom2d_variants < 3 > (k, n, mc);
+  n = custom2d_variants < 5 > (k, n, mc);
+  n = custom2d_variants < 7 > (k, n, mc);
+  n = custom2d_variants < 9 > (k, n, mc);
+  n = custom2d_variants < 11 > (k, n, mc);
+  n = custom2d_variants < 13 > (k, n, mc);
+  n = custom2d_variants < 15 > (k, n, mc);
+  n = custom2d_variants < 17 > (k, n, mc);
+  n = custom2d_variants < 19 > (k, n, mc);
+  n = custom2d_variants < 21 > (k, n, mc);
+  n = custom2d_variants < 23 > (k, n, mc);
+  n = custom2d_variants < 25 > (k, n, mc);
+  n = custom2d_variants < 27 > (k, n, mc);
+  n = custom2d_variants < 29 > (k, n, mc);
+  n = custom2d_variants < 31 > (k, n, mc);
+  return cv_cuda_preload (k, n);
 }
