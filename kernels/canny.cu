@@ -337,10 +337,11 @@ runs_touching (unsigned m, int lo, int hi)
  *  b. the horizontal sums: each thread keeps dx, dy of its own 4 pixels
  *     (the pixels it classifies next) in registers and writes only their
  *     magnitudes; threads 0 .. 131 do the 1-pixel ring (magnitude only);
- *  c. the classes; a warp is a tile row: __ballot_sync gives the row's
- *     candidate mask (kept in shared memory for the row below) and its
- *     strong mask. Only the first pixel of each run of candidates (a run
- *     start, its lane in the mask: cm & ~(cm << 1)) takes part in the
+ *  c. the classes (cv_canny_direction picks the two neighbours compared,
+ *     the only ones read); a warp is a tile row: __ballot_sync gives the
+ *     row's candidate mask (kept in shared memory for the row below) and
+ *     its strong mask. Only the first pixel of each run of candidates (a
+ *     run start, its lane in the mask: cm & ~(cm << 1)) takes part in the
  *     union-find: its run is one set from the start;
  *  d. each run start joins, from the masks alone, every run of the row
  *     above that overlaps [first - 1, last + 1] (its 8-connected
@@ -480,18 +481,25 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
   __syncthreads ();             /* vs, vd dead from here: sh.u */
 
   /* c. classes, the rows' masks, the run starts' sets */
+  const int *flat = &smag[0][0];
   unsigned cmr[kRows];
 #pragma unroll
   for (int r = 0; r < kRows; r++) {
     const int ly = threadIdx.y + r * kBY, y = by + ly;
     const int tx = lx + 1, ty = ly + 1, j = ly * kTW + lx;
+    /* cv_canny_class, reading only the two neighbours compared (one
+     * path for the warp instead of one per direction): the first at
+     * offset o in smag, the second opposite */
     int c = CV_CANNY_NONE;
-    if (x < w && y < h)
-      c = cv_canny_class (smag[ty][tx], dxr[r], dyr[r],
-          smag[ty - 1][tx - 1], smag[ty - 1][tx], smag[ty - 1][tx + 1],
-          smag[ty][tx - 1], smag[ty][tx + 1],
-          smag[ty + 1][tx - 1], smag[ty + 1][tx], smag[ty + 1][tx + 1],
-          low, high);
+    const int m = smag[ty][tx];
+    if (x < w && y < h && m > low) {
+      const int d = cv_canny_direction (dxr[r], dyr[r]);
+      const int o = d == CV_CANNY_DIR_WE ? -1 : d == CV_CANNY_DIR_NS ? -GW :
+          d == CV_CANNY_DIR_NESW ? 1 - GW : -1 - GW;
+      const int a = flat[ty * GW + tx + o], b = flat[ty * GW + tx - o];
+      if (m > a && (d <= CV_CANNY_DIR_NS ? m >= b : m > b))
+        c = m > high ? CV_CANNY_STRONG : CV_CANNY_WEAK;
+    }
     const unsigned cm = __ballot_sync (0xffffffffu, c != CV_CANNY_NONE);
     const unsigned sm = __ballot_sync (0xffffffffu, c == CV_CANNY_STRONG);
     cmr[r] = cm;

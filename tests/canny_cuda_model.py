@@ -39,6 +39,13 @@ def klass(m,dx,dy,nw,n,ne,w_,e,sw,s,se,low,high):
         else: keep= m>nw and m>se
     if not keep: return NONE
     return STRONG if m>high else WEAK
+def direction(dx,dy):
+    # cv_canny_direction (canny_core.h): 0 west-east, 1 north-south,
+    # 2 north-east/south-west, 3 north-west/south-east
+    x=abs(dx); y=abs(dy)<<15; tg22x=x*13573
+    if y<tg22x: return 0
+    if y>tg22x+(x<<16): return 1
+    return 2 if (dx^dy)<0 else 3
 def reference(L,w,h,K,l2,low,high):
     R=K//2
     dx=[[0]*w for _ in range(h)]; dy=[[0]*w for _ in range(h)]; m=[[0]*w for _ in range(h)]
@@ -134,8 +141,15 @@ def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc=None):
         for lx in range(32):
             x=bx+lx; y=by+ly; tx=lx+1; ty=ly+1
             c=NONE
+            m=smag[ty][tx]
+            if x<w and y<h and m>low:
+                d=direction(dxr[(lx,ly)],dyr[(lx,ly)])
+                o=-1 if d==0 else (-GW if d==1 else (1-GW if d==2 else -1-GW))
+                flat=ty*GW+tx
+                a=smag[(flat+o)//GW][(flat+o)%GW]; b=smag[(flat-o)//GW][(flat-o)%GW]
+                if m>a and (m>=b if d<=1 else m>b):
+                    c=STRONG if m>high else WEAK
             if x<w and y<h:
-                c=klass(smag[ty][tx],dxr[(lx,ly)],dyr[(lx,ly)],smag[ty-1][tx-1],smag[ty-1][tx],smag[ty-1][tx+1],smag[ty][tx-1],smag[ty][tx+1],smag[ty+1][tx-1],smag[ty+1][tx],smag[ty+1][tx+1],low,high)
                 if refc is not None and not OVERRIDE: assert c==refc[y][x], (x,y,c,refc[y][x])
                 if OVERRIDE: c=refc[y][x]
             cs.append(c)
