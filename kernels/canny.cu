@@ -843,39 +843,52 @@ canny_edges4 (unsigned *labels, int i, const uint8_t c[4], uint8_t o[4])
 }
 
 /* Pass 3: the output map, 255 on the candidates of a component with a
- * strong pixel; 4 pixels of a row a thread */
+ * strong pixel; 4 pixels of a row a thread, their class bytes as one
+ * little-endian word v (byte k: pixel x + k). When no byte is kWeakLocal
+ * (1: no bit 0 set) nothing needs looking up: the bytes kStrongLocal (2)
+ * become 255 by ((v >> 1) & 0x01010101) * 255; else canny_edges4 walks. */
 __global__ void
 canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
     uint8_t * __restrict__ dst, size_t dstride, int w, int h)
 {
-  const int x = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+  static_assert (kNone == 0 && kWeakLocal == 1 && kStrongLocal == 2,
+      "the word arithmetic below");
+  const long long xl =
+      ((long long) blockIdx.x * blockDim.x + threadIdx.x) * 4;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= w || y >= h)
+  if (xl >= w || y >= h)
     return;
+  const int x = (int) xl;
   const int i = y * w + x;
   const bool whole = x + 4 <= w;
-  uint8_t c[4];
+  unsigned v = 0, o;
   if (whole && (i & 3) == 0) {
-    const uchar4 v = *reinterpret_cast < const uchar4 * >(cls + i);
-    c[0] = v.x;
-    c[1] = v.y;
-    c[2] = v.z;
-    c[3] = v.w;
-  } else {
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-      c[k] = x + k < w ? cls[i + k] : kNone;
-  }
-  uint8_t o[4];
-  canny_edges4 (labels, i, c, o);
-  uint8_t *d = dst + (size_t) y * dstride + x;
-  if (whole && ((uintptr_t) d & 3) == 0) {
-    *reinterpret_cast < uchar4 * >(d) = make_uchar4 (o[0], o[1], o[2], o[3]);
+    v = *reinterpret_cast < const unsigned *>(cls + i);
   } else {
 #pragma unroll
     for (int k = 0; k < 4; k++)
       if (x + k < w)
-        d[k] = o[k];
+        v |= (unsigned) cls[i + k] << (8 * k);
+  }
+  if (!(v & 0x01010101u)) {
+    o = ((v >> 1) & 0x01010101u) * 255u;
+  } else {
+    uint8_t c[4], e[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      c[k] = (uint8_t) (v >> (8 * k));
+    canny_edges4 (labels, i, c, e);
+    o = (unsigned) e[0] | (unsigned) e[1] << 8 | (unsigned) e[2] << 16
+        | (unsigned) e[3] << 24;
+  }
+  uint8_t *d = dst + (size_t) y * dstride + x;
+  if (whole && ((uintptr_t) d & 3) == 0) {
+    *reinterpret_cast < unsigned *>(d) = o;
+  } else {
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      if (x + k < w)
+        d[k] = (uint8_t) (o >> (8 * k));
   }
 }
 
