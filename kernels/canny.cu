@@ -1,27 +1,38 @@
 /* gst-cuda-vision: Canny edge detection on the GPU, everything on the
  * device in three kernels, no host round trip and no iteration to a
  * fixpoint (neither global nor per tile):
- *  1. per 32x32 tile (one block): the luma with a K / 2 + 1 halo (border
- *     replicated) into shared memory, the Sobel derivatives and
- *     magnitudes of the tile plus a 1-pixel ring (0 outside the frame),
- *     the non-maximum suppression and the class of each pixel (none, weak,
- *     strong: canny_core.h, as the CPU), then the 8-connected components
- *     of the tile's weak and strong pixels by union-find in shared memory
- *     (atomicMin), each marked when it holds a strong pixel; writes a
- *     byte per pixel (none, candidate of a weak or of a strong tile
- *     component) and, for the candidates, the key of their tile root;
- *  2. the links that cross tile borders only (the tiles' outer rows and
- *     columns), union-find with atomicMin on the global keys; a key
- *     orders the strong tile components before the weak ones, so the
- *     root of every component is strong exactly when it holds a strong
- *     pixel (D. Playne, K. Hawick, "A new algorithm for parallel
- *     connected-component labelling on GPUs", IEEE TPDS 2018: block-based
- *     union-find; O. Kalentev et al., 2011);
+ *  1. per 32x32 tile (one block, canny_runs_kernel): the luma with a
+ *     K / 2 + 1 halo (border replicated) read by column bands straight
+ *     into the vertical sums, the Sobel derivatives and magnitudes of the
+ *     tile plus a 1-pixel ring (0 outside the frame), the non-maximum
+ *     suppression and the class of each pixel (none, weak, strong:
+ *     canny_core.h, as the CPU), then the 8-connected components of the
+ *     tile's weak and strong pixels: a warp is a tile row, whose
+ *     __ballot_sync mask gives its runs of candidates; each run is one set
+ *     from the start, and only the runs' first pixels take part in a
+ *     union-find in shared memory (atomicMin), one union per pair of
+ *     touching runs of adjacent rows; each set is marked when it holds a
+ *     strong pixel. Writes a byte per pixel (none, candidate of a weak or
+ *     of a strong tile component) and, for the candidates the later
+ *     passes look up, the key of their tile root;
+ *  2. the links that cross tile borders only (canny_merge_runs_kernel):
+ *     a warp per tile border takes the two lines of pixels on either side
+ *     as two rows of runs and joins each pair of touching runs, plus the
+ *     two diagonal links across each tile corner; union-find with
+ *     atomicMin on the global keys; a key orders the strong tile
+ *     components before the weak ones, so the root of every component is
+ *     strong exactly when it holds a strong pixel (D. Playne, K. Hawick,
+ *     "A new algorithm for parallel connected-component labelling on
+ *     GPUs", IEEE TPDS 2018: block-based union-find; O. Kalentev et al.,
+ *     2011);
  *  3. the output map: 255 on candidates of strong tile components, and
  *     on those of weak ones whose tree reaches a strong key.
  * The same edges as the CPU's stack hysteresis (cpu-fallback/canny.c):
- * the components of weak and strong pixels that contain a strong one.
- * The operator (cv_canny_cuda_ops) at the end.
+ * the components of weak and strong pixels that contain a strong one;
+ * any labelling with the same components gives the same edges.
+ * CUDAVISION_CANNY_PATH=tile runs the per-pixel passes 1 and 2 that the
+ * run-based ones replaced (canny_tile_kernel, canny_merge_kernel), for
+ * A/B runs (path_from_env). The operator (cv_canny_cuda_ops) at the end.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -31,6 +42,7 @@
 
 #include <cuda_runtime.h>
 #include <stdlib.h>
+#include <string.h>
 
 namespace {
 
@@ -110,8 +122,10 @@ tile_find (const int *lab, int x)
   return x;
 }
 
-/* Pass 1: one block per kTW x kTH tile: the luma with a K / 2 + 1 halo
- * (border replicated) into shared memory, the Sobel derivatives and
+/* Pass 1, per pixel (CUDAVISION_CANNY_PATH=tile; the run-based
+ * canny_runs_kernel below is the default): one block per kTW x kTH
+ * tile: the luma with a K / 2 + 1 halo (border replicated) into shared
+ * memory, the Sobel derivatives and
  * magnitudes of the tile plus a 1-pixel ring (0 outside the frame), the
  * non-maximum suppression and class of each pixel (canny_core.h, as the
  * CPU); then the 8-connected components of the tile's candidates (weak
@@ -271,6 +285,293 @@ canny_tile_kernel (const uint8_t * __restrict__ src, size_t sstride,
   }
 }
 
+/* ---- runs of candidates in a warp's 32-lane masks (bit l: lane l a
+ * candidate): a run is a maximal set of consecutive set lanes */
+
+/* whether lane l starts a run of m */
+__device__ __forceinline__ bool
+run_start (unsigned m, int l)
+{
+  return ((m & ~(m << 1)) >> l & 1u) != 0;
+}
+
+/* the length of the run of m from lane l (l set) to its last lane: the
+ * first clear bit of m >> l, the 64-bit shift putting one above lane 31 */
+__device__ __forceinline__ int
+run_length (unsigned m, int l)
+{
+  return __ffsll ((long long) ~((unsigned long long) m >> l)) - 1;
+}
+
+/* the first lane of the run of m holding lane l (l set): above the
+ * highest clear lane below l, else 0 */
+__device__ __forceinline__ int
+run_first (unsigned m, int l)
+{
+  const unsigned gaps = ~m & ((1u << l) - 1u);
+  return gaps ? 32 - __clz (gaps) : 0;
+}
+
+/* the first lanes of the runs of m that hold a lane of lo .. hi: those
+ * that start there, and the one holding the window's first set lane
+ * when it starts left of the window */
+__device__ __forceinline__ unsigned
+runs_touching (unsigned m, int lo, int hi)
+{
+  const unsigned win = (unsigned) ((2ull << hi) - (1ull << lo));
+  const unsigned hits = m & win;
+  if (!hits)
+    return 0;
+  return (m & ~(m << 1) & win) | (1u << run_first (m, __ffs (hits) - 1));
+}
+
+
+/* Pass 1, run-based (the default path): the same outputs as
+ * canny_tile_kernel (cls[], and labels[] wherever a later pass reads
+ * them) from fewer instructions:
+ *  a. the luma and the vertical sums in one step: each thread owns one
+ *     luma column of a band of NB gradient rows, reads the NB + K - 1
+ *     luma rows it needs straight from global memory (border replicated,
+ *     the row and column clamps computed once) into registers and writes
+ *     the band's vertical sums; no luma tile, no index division per item;
+ *  b. the horizontal sums: each thread keeps dx, dy of its own 4 pixels
+ *     (the pixels it classifies next) in registers and writes only their
+ *     magnitudes; threads 0 .. 131 do the 1-pixel ring (magnitude only);
+ *  c. the classes (cv_canny_direction picks the two neighbours compared,
+ *     the only ones read); a warp is a tile row: __ballot_sync gives the
+ *     row's candidate mask (kept in shared memory for the row below) and
+ *     its strong mask. Only the first pixel of each run of candidates (a
+ *     run start, its lane in the mask: cm & ~(cm << 1)) takes part in the
+ *     union-find: its run is one set from the start;
+ *  d. each run start joins, from the masks alone, every run of the row
+ *     above that overlaps [first - 1, last + 1] (its 8-connected
+ *     neighbours): one union per pair of touching runs, on run starts only
+ *     (the roots are always run starts: the smallest index of a set made
+ *     of whole runs);
+ *  e. each run start finds its root and, when its run holds a strong
+ *     pixel (the strong mask under the run's bits), marks the root; the
+ *     root and the mark then go to the run's other pixels by
+ *     __shfl_sync from the start's lane.
+ * labels[] is written where the merge and output passes read it: weak
+ * tile components (the output's walks), the tile's outer rows and
+ * columns (the merge's finds) and the tile roots (the trees' tops); the
+ * interior pixels of strong tile components are never read (the output
+ * pass decides on their class byte alone). */
+/* 8 blocks an SM (32 registers a thread, no spills on sm_90; 40
+ * unbounded): whole waves of 8 blocks like canny_tile_kernel */
+constexpr int kRunsBlocksPerSM = 8;
+
+template < int K, bool L2 >
+__global__ void __launch_bounds__ (kBX * kBY, kRunsBlocksPerSM)
+canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
+    int bpp, int ro, int go, int bo, int w, int h, int low, int high,
+    uint8_t * __restrict__ cls, unsigned *__restrict__ labels)
+{
+  constexpr int R = K / 2;
+  constexpr int RH = R + 1;     /* luma halo: the gradients' ring too */
+  constexpr int LW = kTW + 2 * RH;
+  constexpr int GW = kTW + 2, GH = kTH + 2;     /* gradients, 1-pixel ring */
+  constexpr int kThreads = kBX * kBY;
+  /* a.: LW columns x kBands bands of kNB gradient rows */
+  constexpr int kBands = kThreads / LW;
+  constexpr int kNB = (GH + kBands - 1) / kBands;
+  constexpr int kLumRows = kNB + K - 1;
+  constexpr int kRing = 2 * GW + 2 * kTH;       /* the ring's cells */
+  static_assert (kBands * kNB >= GH && kRing <= kThreads, "band shape");
+  __shared__ int smag[GH][GW];
+  /* the vertical sums, dead once the gradients are made, then the
+   * labelling's arrays */
+  __shared__ union
+  {
+    struct
+    {
+      int vs[GH][LW], vd[GH][LW];
+    } g;
+    struct
+    {
+      int lab[kTH * kTW];       /* at run starts: local parent */
+      int strong[kTH * kTW];    /* at run starts: a strong pixel in the
+                                 * run; at roots: in the set */
+      unsigned cand[kTH];       /* each row's candidate mask */
+    } u;
+  } sh;
+
+  const int bx = blockIdx.x * kTW, by = blockIdx.y * kTH;
+  const int tid = threadIdx.y * kBX + threadIdx.x;
+
+  /* a. luma column c of the gradient rows g0 .. g0 + kNB - 1: luma rows
+   * g0 .. g0 + kLumRows - 1 (gradient row g is centred on luma row
+   * g + R); rows past the tile are read clamped to the frame and unused */
+  {
+    const int c = tid % LW, band = tid / LW;
+    if (band < kBands) {
+      const int g0 = band * kNB;
+      const int gx = cv_border_replicate (bx - RH + c, w);
+      const uint8_t *col = src + (size_t) gx * bpp;
+      int v[kLumRows];
+#pragma unroll
+      for (int t = 0; t < kLumRows; t++) {
+        const int gy = cv_border_replicate (by - RH + g0 + t, h);
+        const uint8_t *p = col + (size_t) gy * sstride;
+        v[t] = ro < 0 ? __ldg (p) :
+            cv_luma (__ldg (p + ro), __ldg (p + go), __ldg (p + bo));
+      }
+#pragma unroll
+      for (int t = 0; t < kNB; t++) {
+        if (g0 + t < GH) {
+          int s = 0, d = 0;
+#pragma unroll
+          for (int j = 0; j < K; j++) {
+            s += cv_sobel_smooth_coeff (K, j) * v[t + j];
+            d += cv_sobel_deriv_coeff (K, j) * v[t + j];
+          }
+          sh.g.vs[g0 + t][c] = s;
+          sh.g.vd[g0 + t][c] = d;
+        }
+      }
+    }
+  }
+  __syncthreads ();
+
+  /* b. the horizontal sums: this thread's pixels (column lx, rows
+   * threadIdx.y + r * kBY) keep dx, dy; the ring only its magnitude */
+  const int lx = threadIdx.x;
+  const int x = bx + lx;
+  int dxr[kRows], dyr[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; r++) {
+    const int ly = threadIdx.y + r * kBY, y = by + ly;
+    int dx = 0, dy = 0;
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      dx += cv_sobel_deriv_coeff (K, k) * sh.g.vs[ly + 1][lx + 1 + k];
+      dy += cv_sobel_smooth_coeff (K, k) * sh.g.vd[ly + 1][lx + 1 + k];
+    }
+    dx = cv_canny_scale_deriv (dx, K);
+    dy = cv_canny_scale_deriv (dy, K);
+    dxr[r] = dx;
+    dyr[r] = dy;
+    smag[ly + 1][lx + 1] = (x < w && y < h) ?
+        cv_canny_magnitude (dx, dy, L2) : 0;
+  }
+  if (tid < kRing) {
+    /* the top and bottom rows of the ring (GW cells each), then its
+     * left and right columns (kTH cells each) */
+    int ty, tx;
+    if (tid < 2 * GW) {
+      ty = tid < GW ? 0 : GH - 1;
+      tx = tid < GW ? tid : tid - GW;
+    } else {
+      const int q = tid - 2 * GW;
+      ty = 1 + (q < kTH ? q : q - kTH);
+      tx = q < kTH ? 0 : GW - 1;
+    }
+    const int gy = by - 1 + ty, gx = bx - 1 + tx;
+    int dx = 0, dy = 0;
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      dx += cv_sobel_deriv_coeff (K, k) * sh.g.vs[ty][tx + k];
+      dy += cv_sobel_smooth_coeff (K, k) * sh.g.vd[ty][tx + k];
+    }
+    dx = cv_canny_scale_deriv (dx, K);
+    dy = cv_canny_scale_deriv (dy, K);
+    smag[ty][tx] = (gx >= 0 && gx < w && gy >= 0 && gy < h) ?
+        cv_canny_magnitude (dx, dy, L2) : 0;
+  }
+  __syncthreads ();             /* vs, vd dead from here: sh.u */
+
+  /* c. classes, the rows' masks, the run starts' sets */
+  const int *flat = &smag[0][0];
+  unsigned cmr[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; r++) {
+    const int ly = threadIdx.y + r * kBY, y = by + ly;
+    const int tx = lx + 1, ty = ly + 1, j = ly * kTW + lx;
+    /* cv_canny_class, reading only the two neighbours compared (one
+     * path for the warp instead of one per direction): the first at
+     * offset o in smag, the second opposite */
+    int c = CV_CANNY_NONE;
+    const int m = smag[ty][tx];
+    if (x < w && y < h && m > low) {
+      const int d = cv_canny_direction (dxr[r], dyr[r]);
+      const int o = d == CV_CANNY_DIR_WE ? -1 : d == CV_CANNY_DIR_NS ? -GW :
+          d == CV_CANNY_DIR_NESW ? 1 - GW : -1 - GW;
+      const int a = flat[ty * GW + tx + o], b = flat[ty * GW + tx - o];
+      if (m > a && (d <= CV_CANNY_DIR_NS ? m >= b : m > b))
+        c = m > high ? CV_CANNY_STRONG : CV_CANNY_WEAK;
+    }
+    const unsigned cm = __ballot_sync (0xffffffffu, c != CV_CANNY_NONE);
+    const unsigned sm = __ballot_sync (0xffffffffu, c == CV_CANNY_STRONG);
+    cmr[r] = cm;
+    if (lx == 0)
+      sh.u.cand[ly] = cm;
+    if (run_start (cm, lx)) {
+      const unsigned run = (unsigned) (((1ull << run_length (cm, lx)) - 1ull)
+          << lx);
+      sh.u.lab[j] = j;
+      sh.u.strong[j] = (sm & run) != 0;
+    }
+  }
+  __syncthreads ();
+
+  /* d. each run start of rows 1 .. kTH - 1 joins the runs of the row
+   * above that touch its window [first - 1, last + 1] */
+#pragma unroll
+  for (int r = 0; r < kRows; r++) {
+    const int ly = threadIdx.y + r * kBY, j = ly * kTW + lx;
+    const unsigned cm = cmr[r];
+    if (ly == 0 || !run_start (cm, lx))
+      continue;
+    const int len = run_length (cm, lx);
+    const int lo = lx > 0 ? lx - 1 : 0;
+    const int hi = lx + len < kTW ? lx + len : kTW - 1;
+    unsigned targets = runs_touching (sh.u.cand[ly - 1], lo, hi);
+    while (targets) {
+      const int t = __ffs (targets) - 1;
+      targets &= targets - 1u;
+      tile_union (sh.u.lab, j, (ly - 1) * kTW + t);
+    }
+  }
+  __syncthreads ();
+
+  /* e. roots and marks at the run starts, then to every candidate */
+  int root[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; r++) {
+    const int ly = threadIdx.y + r * kBY, j = ly * kTW + lx;
+    const unsigned cm = cmr[r];
+    root[r] = -1;
+    if (run_start (cm, lx)) {
+      root[r] = tile_find (sh.u.lab, j);
+      if (root[r] != j && sh.u.strong[j])
+        atomicOr (&sh.u.strong[root[r]], 1);
+    }
+  }
+  __syncthreads ();
+#pragma unroll
+  for (int r = 0; r < kRows; r++) {
+    const int ly = threadIdx.y + r * kBY, y = by + ly;
+    const unsigned cm = cmr[r];
+    const int start = run_first (cm, lx);
+    const int st0 = root[r] >= 0 ? sh.u.strong[root[r]] : 0;
+    const int rt = __shfl_sync (0xffffffffu, root[r], start);
+    const int st = __shfl_sync (0xffffffffu, st0, start);
+    if (x >= w || y >= h)
+      continue;
+    const int i = y * w + x;
+    if (!(cm >> lx & 1u)) {
+      cls[i] = kNone;
+    } else {
+      cls[i] = st ? kStrongLocal : kWeakLocal;
+      if (!st || lx == 0 || lx == kTW - 1 || ly == 0 || ly == kTH - 1
+          || rt == ly * kTW + lx) {
+        const unsigned ri = (unsigned) ((by + rt / kTW) * w + bx + rt % kTW);
+        labels[i] = st ? ri : ri | kWeakBit;
+      }
+    }
+  }
+}
+
 /* ---- the merge across tiles, union-find on the global keys; loads
  * through L2 (__ldcg), where the atomics are (a stale L1 line would still
  * hold an ancestor's key: the union retries until its atomicMin lands on
@@ -312,7 +613,9 @@ global_union (unsigned *labels, unsigned a, unsigned b)
   }
 }
 
-/* Pass 2: the 8-connected links that cross a tile border, one block of
+/* Pass 2, per pixel (CUDAVISION_CANNY_PATH=tile or runs-oldmerge; the
+ * run-based canny_merge_runs_kernel below is the default): the
+ * 8-connected links that cross a tile border, one block of
  * 32 x 3 threads per tile: y = 0 its left column (links to the west,
  * north-west, north and north-east tiles), y = 1 its top row, y = 2 its
  * right column (the north-east link into the next tile column). Each
@@ -369,78 +672,269 @@ canny_merge_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
   }
 }
 
-/* whether candidate i (class c) is an edge: a strong tile component is;
- * a weak one walks up its tree until a strong key (every key above it is
- * smaller: the root is strong) or its root, then points its tile root at
- * the key found (path compression: any ancestor's key is a valid parent,
- * the trees no longer change) */
-__device__ __forceinline__ bool
-canny_is_edge (unsigned *labels, int i, uint8_t c)
+/* the keys of the roots of pixels a and b, both trees walked at once
+ * (the two chains of dependent loads overlap) */
+__device__ __forceinline__ void
+global_find2 (const unsigned *labels, unsigned a, unsigned b, unsigned *ka,
+    unsigned *kb)
 {
-  if (c != kWeakLocal)
-    return c == kStrongLocal;
-  /* hop 1 reaches the tile root (or, for that root itself, its parent):
-   * the pointer compressed when the walk goes further */
-  unsigned idx = (unsigned) i, k = labels[i];
-  const unsigned first = k & kIndex;
-  int steps = 0;
-  while ((k & kWeakBit) && (k & kIndex) != idx) {
-    idx = k & kIndex;
-    k = labels[idx];
-    steps++;
+  unsigned x = __ldcg (labels + a), y = __ldcg (labels + b);
+  bool da = (x & kIndex) == a, db = (y & kIndex) == b;
+  while (!da || !db) {
+    if (!da) {
+      a = x & kIndex;
+      x = __ldcg (labels + a);
+      da = (x & kIndex) == a;
+    }
+    if (!db) {
+      b = y & kIndex;
+      y = __ldcg (labels + b);
+      db = (y & kIndex) == b;
+    }
   }
-  if (steps > 1)
-    labels[first] = k;
-  return (k & kWeakBit) == 0;
+  *ka = x;
+  *kb = y;
+}
+
+/* global_union with the first two finds overlapped */
+__device__ void
+global_union2 (unsigned *labels, unsigned a, unsigned b)
+{
+  unsigned ka, kb;
+
+  global_find2 (labels, a, b, &ka, &kb);
+  for (;;) {
+    if (ka == kb)
+      return;
+    if (ka > kb) {
+      const unsigned t = ka;
+      ka = kb;
+      kb = t;
+    }
+    const unsigned old = atomicMin (&labels[kb & kIndex], ka);
+    if (old == kb)
+      return;
+    /* kb was no longer a root: join ka's tree with old's */
+    global_find2 (labels, old & kIndex, ka & kIndex, &kb, &ka);
+  }
+}
+
+/* Pass 2, run-based (the default path): the links across tile borders,
+ * one warp per border, kMergeTiles tiles a block: warp 2 t the left border
+ * of tile t (lane l: row by + l, this tile's column bx against the west
+ * tile's column bx - 1), warp 2 t + 1 its top border (lane l: column
+ * bx + l, row by against the north tile's row by - 1). Along a border
+ * the two lines of pixels are as two rows of a tile: each line's runs of
+ * candidates are already one set (pass 1: consecutive candidates of a
+ * tile's row or column are 8-connected), so each run start of this tile's
+ * line joins every run of the other line that touches it, as in pass 1
+ * (d.): one union per pair of touching runs, from the two lines'
+ * __ballot_sync masks. The links across a tile corner (diagonal, between
+ * tiles that share no border) are the only ones no strip holds: lane 0 of
+ * the left warp joins (bx, by) with (bx - 1, by - 1), lane 0 of the top
+ * warp (bx, by - 1) with (bx - 1, by). */
+constexpr int kMergeTiles = 4;
+
+__global__ void __launch_bounds__ (32 * 2 * kMergeTiles)
+canny_merge_runs_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
+    int w, int h, int tiles_x, int n_tiles)
+{
+  const int t = blockIdx.x * kMergeTiles + (int) (threadIdx.y >> 1);
+  const bool top = (threadIdx.y & 1) != 0;
+  if (t >= n_tiles)
+    return;
+  const int bx = (t % tiles_x) * kTW, by = (t / tiles_x) * kTH;
+  if (top ? by == 0 : bx == 0)
+    return;
+  const int lane = threadIdx.x;
+  /* p: this tile's pixel of the lane, q: its neighbour across the border;
+   * step: the index step from one lane to the next */
+  int p = 0, q = 0, step;
+  bool ok;
+  if (top) {
+    ok = bx + lane < w;
+    step = 1;
+    if (ok) {
+      p = by * w + bx + lane;
+      q = p - w;
+    }
+  } else {
+    ok = by + lane < h;
+    step = w;
+    if (ok) {
+      p = (by + lane) * w + bx;
+      q = p - 1;
+    }
+  }
+  const unsigned pm = __ballot_sync (0xffffffffu, ok && cls[p] != kNone);
+  const unsigned qm = __ballot_sync (0xffffffffu, ok && cls[q] != kNone);
+  if (run_start (pm, lane)) {
+    const int len = run_length (pm, lane);
+    const int lo = lane > 0 ? lane - 1 : 0;
+    const int hi = lane + len < 32 ? lane + len : 31;
+    unsigned targets = runs_touching (qm, lo, hi);
+    while (targets) {
+      const int l = __ffs (targets) - 1;
+      targets &= targets - 1u;
+      global_union2 (labels, (unsigned) p, (unsigned) (q + (l - lane) * step));
+    }
+  }
+  if (lane == 0 && by > 0 && bx > 0) {
+    /* the corner links: (bx, by) - (bx - 1, by - 1) and
+     * (bx, by - 1) - (bx - 1, by) */
+    const int c0 = top ? (by - 1) * w + bx : by * w + bx;
+    const int c1 = top ? by * w + bx - 1 : (by - 1) * w + bx - 1;
+    if (((top ? qm : pm) & 1u) && cls[c1] != kNone)
+      global_union2 (labels, (unsigned) c0, (unsigned) c1);
+  }
+}
+
+/* Whether candidates i .. i + 3 (classes c) are edges: a strong tile
+ * component is; a weak one walks up its tree until a strong key (every
+ * key above it is smaller: the root is strong) or its root, then points
+ * its tile root at the key found (path compression: any ancestor's key is
+ * a valid parent, the trees no longer change). Hop 1 reaches the tile root
+ * (or, for that root itself, its parent): the pointer compressed when the
+ * walk goes further. The four walks are interleaved: each round moves
+ * every walk still going one hop up, its loads issued together, so that a
+ * thread waits for its longest walk rather than for the sum of its four. */
+__device__ __forceinline__ void
+canny_edges4 (unsigned *labels, int i, const uint8_t c[4], uint8_t o[4])
+{
+  unsigned idx[4], k[4], first[4];
+  int steps[4];
+  bool go[4];
+#pragma unroll
+  for (int q = 0; q < 4; q++) {
+    idx[q] = (unsigned) (i + q);
+    go[q] = c[q] == kWeakLocal;
+    k[q] = go[q] ? labels[idx[q]] : 0u;
+    first[q] = k[q] & kIndex;
+    steps[q] = 0;
+  }
+  for (;;) {
+    bool any = false;
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+      go[q] = go[q] && (k[q] & kWeakBit) && (k[q] & kIndex) != idx[q];
+      any = any || go[q];
+    }
+    if (!any)
+      break;
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+      if (go[q]) {
+        idx[q] = k[q] & kIndex;
+        k[q] = labels[idx[q]];
+        steps[q]++;
+      }
+    }
+  }
+#pragma unroll
+  for (int q = 0; q < 4; q++) {
+    if (c[q] == kWeakLocal) {
+      if (steps[q] > 1)
+        labels[first[q]] = k[q];
+      o[q] = (k[q] & kWeakBit) == 0 ? 255 : 0;
+    } else {
+      o[q] = c[q] == kStrongLocal ? 255 : 0;
+    }
+  }
 }
 
 /* Pass 3: the output map, 255 on the candidates of a component with a
- * strong pixel; 4 pixels of a row a thread */
+ * strong pixel; 4 pixels of a row a thread, their class bytes as one
+ * little-endian word v (byte k: pixel x + k). When no byte is kWeakLocal
+ * (1: no bit 0 set) nothing needs looking up: the bytes kStrongLocal (2)
+ * become 255 by ((v >> 1) & 0x01010101) * 255; else canny_edges4 walks. */
 __global__ void
 canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
     uint8_t * __restrict__ dst, size_t dstride, int w, int h)
 {
-  const int x = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+  static_assert (kNone == 0 && kWeakLocal == 1 && kStrongLocal == 2,
+      "the word arithmetic below");
+  const long long xl =
+      ((long long) blockIdx.x * blockDim.x + threadIdx.x) * 4;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= w || y >= h)
+  if (xl >= w || y >= h)
     return;
+  const int x = (int) xl;
   const int i = y * w + x;
   const bool whole = x + 4 <= w;
-  uint8_t c[4];
+  unsigned v = 0, o;
   if (whole && (i & 3) == 0) {
-    const uchar4 v = *reinterpret_cast < const uchar4 * >(cls + i);
-    c[0] = v.x;
-    c[1] = v.y;
-    c[2] = v.z;
-    c[3] = v.w;
-  } else {
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-      c[k] = x + k < w ? cls[i + k] : kNone;
-  }
-  uint8_t o[4];
-#pragma unroll
-  for (int k = 0; k < 4; k++)
-    o[k] = canny_is_edge (labels, i + k, c[k]) ? 255 : 0;
-  uint8_t *d = dst + (size_t) y * dstride + x;
-  if (whole && ((uintptr_t) d & 3) == 0) {
-    *reinterpret_cast < uchar4 * >(d) = make_uchar4 (o[0], o[1], o[2], o[3]);
+    v = *reinterpret_cast < const unsigned *>(cls + i);
   } else {
 #pragma unroll
     for (int k = 0; k < 4; k++)
       if (x + k < w)
-        d[k] = o[k];
+        v |= (unsigned) cls[i + k] << (8 * k);
   }
+  if (!(v & 0x01010101u)) {
+    o = ((v >> 1) & 0x01010101u) * 255u;
+  } else {
+    uint8_t c[4], e[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      c[k] = (uint8_t) (v >> (8 * k));
+    canny_edges4 (labels, i, c, e);
+    o = (unsigned) e[0] | (unsigned) e[1] << 8 | (unsigned) e[2] << 16
+        | (unsigned) e[3] << 24;
+  }
+  uint8_t *d = dst + (size_t) y * dstride + x;
+  if (whole && ((uintptr_t) d & 3) == 0) {
+    *reinterpret_cast < unsigned *>(d) = o;
+  } else {
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      if (x + k < w)
+        d[k] = (uint8_t) (o >> (8 * k));
+  }
+}
+
+/* the kernels a frame runs (CUDAVISION_CANNY_PATH, read when the slot is
+ * made; for A/B runs of one build): kPathRuns the run-based passes 1 and
+ * 2 (canny_runs_kernel, canny_merge_runs_kernel), the default; kPathTile
+ * the per-pixel ones they replaced ("tile": canny_tile_kernel,
+ * canny_merge_kernel); kPathRunsOldMerge the run-based pass 1 with the
+ * per-pixel merge ("runs-oldmerge"). The three write the same cls[] and
+ * the same roots, and share pass 3. */
+enum
+{
+  kPathRuns = 0,
+  kPathTile = 1,
+  kPathRunsOldMerge = 2
+};
+
+int
+path_from_env (void)
+{
+  const char *e = getenv ("CUDAVISION_CANNY_PATH");
+  if (!e)
+    return kPathRuns;
+  if (!strcmp (e, "tile"))
+    return kPathTile;
+  if (!strcmp (e, "runs-oldmerge"))
+    return kPathRunsOldMerge;
+  return kPathRuns;
 }
 
 template < int K >
 void
 launch_tile (const CvPlane * src, CvLumaLayout l, bool l2, int low,
-    int high, uint8_t * cls, unsigned *labels, cudaStream_t s)
+    int high, uint8_t * cls, unsigned *labels, bool runs, cudaStream_t s)
 {
   dim3 block (kBX, kBY);
   dim3 grid (cv_div_up (src->width, kTW), cv_div_up (src->height, kTH));
-  if (l2)
+  if (runs && l2)
+    canny_runs_kernel < K, true > <<<grid, block, 0, s>>> (src->data,
+        src->stride, l.bpp, l.r, l.g, l.b, src->width, src->height, low,
+        high, cls, labels);
+  else if (runs)
+    canny_runs_kernel < K, false > <<<grid, block, 0, s>>> (src->data,
+        src->stride, l.bpp, l.r, l.g, l.b, src->width, src->height, low,
+        high, cls, labels);
+  else if (l2)
     canny_tile_kernel < K, true > <<<grid, block, 0, s>>> (src->data,
         src->stride, l.bpp, l.r, l.g, l.b, src->width, src->height, low,
         high, cls, labels);
@@ -457,6 +951,7 @@ struct CannySlot
   CvCannyInfo info;
   uint8_t *cls;                 /* w x h: kNone, kWeakLocal, kStrongLocal */
   unsigned *labels;             /* w x h union-find keys (candidates) */
+  int path;                     /* kPathRuns, kPathTile, kPathRunsOldMerge */
 };
 
 void
@@ -505,6 +1000,7 @@ canny_slot_create (const CvCannyInfo * info, CannySlot ** slot)
   if (!o)
     return CV_ERROR_NO_MEMORY;
   o->info = *info;
+  o->path = path_from_env ();
   n = (size_t) o->info.width * o->info.height;
   e = cudaMalloc (&o->cls, n);
   if (e == cudaSuccess)
@@ -535,23 +1031,31 @@ canny_slot_submit (CannySlot * o, const CvFrame * frame,
   cv_canny_thresholds (p, &low, &high);
   const bool l2 = p->l2_gradient != 0;
   const CvPlane *src = &frame->in[0];
+  const bool runs = o->path != kPathTile;
 
   /* 1. classes and tile-local components */
   if (k == 3)
     launch_tile < 3 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, s);
+        o->labels, runs, s);
   else if (k == 5)
     launch_tile < 5 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, s);
+        o->labels, runs, s);
   else
     launch_tile < 7 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, s);
+        o->labels, runs, s);
   CV_CUDA_TRY (cudaGetLastError ());
   {
     /* 2. the links across tile borders; 3. the output map */
     dim3 tiles (cv_div_up (w, kTW), cv_div_up (h, kTH));
-    canny_merge_kernel <<<tiles, dim3 (32, 3), 0, s>>> (o->cls, o->labels,
-        w, h);
+    if (o->path == kPathRuns) {
+      const int n_tiles = (int) (tiles.x * tiles.y);
+      canny_merge_runs_kernel <<<cv_div_up (n_tiles, kMergeTiles),
+          dim3 (32, 2 * kMergeTiles), 0, s>>> (o->cls, o->labels, w, h,
+          (int) tiles.x, n_tiles);
+    } else {
+      canny_merge_kernel <<<tiles, dim3 (32, 3), 0, s>>> (o->cls, o->labels,
+          w, h);
+    }
     dim3 block (32, 8);
     dim3 grid (cv_div_up (cv_div_up (w, 4), 32), cv_div_up (h, 8));
     canny_output_kernel <<<grid, block, 0, s>>> (o->cls, o->labels,

@@ -133,4 +133,29 @@ cv_canny_class (int m, int dx, int dy, int nw, int n, int ne, int w, int e,
   return m > high ? CV_CANNY_STRONG : CV_CANNY_WEAK;
 }
 
+/* The direction cv_canny_class compares a pixel along, from its
+ * derivatives (the same tests, for code that fetches only the two
+ * neighbours it needs): across a near-vertical edge (west and east, the
+ * east one with >=), along a near-vertical gradient (north and south, the
+ * south one with >=), or a diagonal (north-east and south-west, or
+ * north-west and south-east, both strict). */
+#define CV_CANNY_DIR_WE 0
+#define CV_CANNY_DIR_NS 1
+#define CV_CANNY_DIR_NESW 2
+#define CV_CANNY_DIR_NWSE 3
+
+CV_HD int
+cv_canny_direction (int dx, int dy)
+{
+  const int x = dx < 0 ? -dx : dx;
+  const int y = (dy < 0 ? -dy : dy) << CV_CANNY_SHIFT;
+  const int tg22x = x * CV_CANNY_TG22;
+
+  if (y < tg22x)
+    return CV_CANNY_DIR_WE;
+  if (y > tg22x + (x << (CV_CANNY_SHIFT + 1)))
+    return CV_CANNY_DIR_NS;
+  return (dx ^ dy) < 0 ? CV_CANNY_DIR_NESW : CV_CANNY_DIR_NWSE;
+}
+
 #endif /* CV_CANNY_CORE_H */

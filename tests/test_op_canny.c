@@ -41,8 +41,37 @@ compare_canny (const Mem * m, const CannyApi * test, gboolean big)
     {12.5, 33.7, 5, 0}, {0, 0, 7, 1}, {1e6, 1e6, 3, 0}, {100, 300, 0, 0},
     {40, 120, 7, 1},
   };
-  guint s, f, o;
+  /* shapes at the edges of the CUDA kernels' 32 x 32 tiles and grids (a
+   * tile, a pixel more or less, one row or column of tiles, 64 Ki +- 1
+   * wide, very tall), GRAY8, every parameter set; the large ones only
+   * against the CUDA operator */
+  static const Size shapes[] = {
+    {32, 32, FALSE}, {33, 33, FALSE}, {31, 65, FALSE}, {64, 1, FALSE},
+    {1, 97, FALSE}, {97, 31, FALSE}, {65535, 3, TRUE}, {65537, 2, TRUE},
+    {3, 65537, TRUE}, {1, 100003, TRUE},
+  };
+  guint s, f, o, i;
 
+  for (s = 0; s < G_N_ELEMENTS (shapes); s++) {
+    if (size_skipped (&shapes[s], big) || (shapes[s].big && test == &cpu))
+      continue;
+    for (i = 0; i < G_N_ELEMENTS (params); i++) {
+      const int w = shapes[s].w, h = shapes[s].h;
+      guint32 seed = op_seed ();
+      GRand *r = g_rand_new_with_seed (seed);
+      CvEdgeMapInfo info;
+      Case c;
+
+      edge_map_case (&c, &info, &formats[F_GRAY8], 0, w, h, (s + i) % 3, r);
+      c.what = g_strdup_printf ("canny %dx%d GRAY8 thresholds %g %g "
+          "kernel-size %d l2 %d, seed %u", w, h, params[i].low_threshold,
+          params[i].high_threshold, params[i].kernel_size,
+          params[i].l2_gradient, seed);
+      canny_case (&c, m, test, &info, &params[i]);
+      case_clear (&c);
+      g_rand_free (r);
+    }
+  }
   for (s = 0; s < n_sizes; s++) {
     if (size_skipped (&sizes[s], big))
       continue;
