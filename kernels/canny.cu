@@ -976,7 +976,14 @@ canny_preload (void)
     (const void *) canny_tile_kernel < 5, true >,
     (const void *) canny_tile_kernel < 7, false >,
     (const void *) canny_tile_kernel < 7, true >,
+    (const void *) canny_runs_kernel < 3, false >,
+    (const void *) canny_runs_kernel < 3, true >,
+    (const void *) canny_runs_kernel < 5, false >,
+    (const void *) canny_runs_kernel < 5, true >,
+    (const void *) canny_runs_kernel < 7, false >,
+    (const void *) canny_runs_kernel < 7, true >,
     (const void *) canny_merge_kernel,
+    (const void *) canny_merge_runs_kernel,
     (const void *) canny_output_kernel,
   };
   return cv_cuda_preload (k, (int) (sizeof (k) / sizeof (k[0])));
