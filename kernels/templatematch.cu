@@ -3,11 +3,16 @@
  * Per frame, all on the frame's stream:
  *  1. (RGB formats) BT.601 luma into a GRAY8 buffer.
  *  2. Window statistics: for templates larger than 8x8, integral images of
- *     the luma and of its square in 64-bit integers ((W+1) x (H+1), row
+ *     the luma and of its square ((W+1) x (H+1)) in uint32_t, modulo 2^32,
+ *     when every template reading them has at most 66051 pixels (its
+ *     window sums are then below 2^32, and the modular window sums are
+ *     the exact ones: see integral_rows), else in 64-bit integers; row
  *     scans with warp shuffles, then column scans through 32x32 tiles in
- *     shared memory); for templates up to 8x8 the window sums come from
- *     the correlation kernel's shared tile (cheaper than the integral
- *     images' memory traffic). Both give the same exact integers.
+ *     shared memory, in segments of rows scanned in parallel from the
+ *     segments' column totals (integral_seg_totals); for templates up to
+ *     8x8 the window sums come from the correlation kernel's shared tile
+ *     (cheaper than the integral images' memory traffic). All give the
+ *     same exact integers.
  *  3. Correlation, exact integers on every path, three kernels:
  *     small (templates up to 8x8): corr_kernel, scalar, window sums from
  *       its tile;
@@ -18,10 +23,11 @@
  *     gemm2: corr_mma2_kernel, the same GEMM with 64 x 32 windows a warp,
  *       the template packed for 16-byte cp.async copies, double-buffered
  *       chunks and a coalesced epilogue through shared memory.
- *     Automatic choice: small up to 8x8, gemm2 for templates at least
- *     16x16 where sm_80+ code runs, else direct; CUDAVISION_TM_PATH=direct,
- *     gemm or gemm2 forces one for every size (read when the workspace is
- *     made; gemm only when forced, for comparison).
+ *     Automatic choice: small up to 8x8; for templates at least 16x16
+ *     where sm_80+ code runs, gemm2 up to kGemm2MaxPixels (8192) pixels
+ *     and gemm above (measured: gemm2 faster at 64x64, slower at
+ *     200x150); else direct. CUDAVISION_TM_PATH=direct, gemm or gemm2
+ *     forces one for every size (read when the workspace is made).
  *     The score (cvtemplatematch-score.h, double, no FMA contraction) is
  *     stored as float in a score map of (W-tw+1) x (H-th+1).
  *  4. Best matches: per match, a grid-stride block reduction over the
@@ -68,8 +74,11 @@ struct Workspace
   size_t ms_cap, mq_cap;
   float *map;
   size_t map_cap;               /* elements */
-  long long *isum, *isq;
-  size_t isum_cap, isq_cap;     /* elements */
+  /* the integral images and the column scans' segment totals, as
+   * unsigned long long or (templates up to kIntegral32MaxPixels) uint32_t
+   * (integral_rows): room counted in 8-byte elements */
+  unsigned long long *isum, *isq, *itot;
+  size_t isum_cap, isq_cap, itot_cap;
   float *pkey;
   long long *pidx;
   CvTemplateMatchResult *res;
@@ -91,17 +100,22 @@ constexpr int kRedBlocks = 1024;
 /* Where a correlation kernel's window sums come from, or where its raw
  * correlation goes (masked templates: the mask's correlations first, then
  * the template's with these as the window sums):
- *   kWinIntegral: S, Q are the integral images ((W+1) x (H+1));
- *   kWinArrays:   S, Q hold each window's sums (rw x rh);
+ *   kWinIntegral: S, Q are the integral images ((W+1) x (H+1)), unsigned
+ *                 long long;
+ *   kWinIntegral32: the same in uint32_t, modulo 2^32 (templates of at
+ *                 most kIntegral32MaxPixels pixels: see integral_rows);
+ *   kWinArrays:   S, Q hold each window's sums (rw x rh, long long);
  *   kWinRaw:      raw[y * rw + x] = C (no score);
  *   kWinRawAcc:   raw[y * rw + x] = 256 raw[y * rw + x] + C (the square of
  *                 the luma as high byte then low byte). */
 enum
-{ kWinIntegral = 0, kWinArrays = 1, kWinRaw = 2, kWinRawAcc = 3 };
+{ kWinIntegral = 0, kWinArrays = 1, kWinRaw = 2, kWinRawAcc = 3,
+  kWinIntegral32 = 4
+};
 
 struct WinSums
 {
-  const long long *S, *Q;
+  const void *S, *Q;            /* element type by mode (above) */
   long long *raw;
   int mode;
 };
@@ -123,19 +137,51 @@ luma_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro, int go,
 
 /* ---- 2. integral images ------------------------------------------------ */
 
+/* Element type T of the integral images: uint32_t where every template
+ * that reads them has N = tw * th <= kIntegral32MaxPixels pixels, else
+ * unsigned long long. In 32 bits the tables wrap around: every operation
+ * that makes them is an addition, so each entry is the exact integral
+ * modulo 2^32, and a window sum S(x2,y2) - S(x1,y2) - S(x2,y1) + S(x1,y1)
+ * evaluated in uint32_t (modular) is the exact window sum modulo 2^32,
+ * i.e. the exact window sum itself when that lies in [0, 2^32): for the
+ * squares Q <= N * 255^2 <= 66051 * 65025 = 4294966275 < 2^32, and
+ * S <= Q. Same integers as the 64-bit tables, half their traffic, and
+ * 32-bit adds and shuffles (one instruction each instead of two). */
+constexpr long long kIntegral32MaxPixels = 66051;
+static_assert (kIntegral32MaxPixels * 255 * 255 < (1LL << 32)
+    && (kIntegral32MaxPixels + 1) * 255 * 255 >= (1LL << 32),
+    "largest N whose window sum of squares fits 32 bits");
+
+/* The column scans run in segments of rows scanned in parallel, each
+ * segment starting from the column sums of the segments above it
+ * (integral_seg_totals): segments of at least kIntSegRows rows (whole
+ * 32-row tiles), at most kIntMaxSegs of them (the carry of a segment sums
+ * the totals of those above it; int_seg_rows ()). */
+constexpr int kIntSegRows = 128, kIntMaxSegs = 16;
+static_assert (kIntSegRows % 32 == 0, "whole 32-row tiles");
+
+/* rows per segment for a frame of h rows (a multiple of 32) */
+__host__ __device__ inline int
+int_seg_rows (int h)
+{
+  const int r = ((h + kIntMaxSegs - 1) / kIntMaxSegs + 31) / 32 * 32;
+  return r > kIntSegRows ? r : kIntSegRows;
+}
+
 /* Row prefix sums: table[(y+1)(w+1) + x+1] = sum_{x' <= x} L(x', y),
  * table[(y+1)(w+1)] = 0. One 256-thread block per row. */
+template < typename T >
 __global__ void __launch_bounds__ (256)
 integral_rows (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
-    long long *__restrict__ S, long long *__restrict__ Q)
+    T * __restrict__ S, T * __restrict__ Q)
 {
-  __shared__ long long ws[8], wq[8];
+  __shared__ T ws[8], wq[8];
   const int y = blockIdx.x;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint8_t *row = lum + (size_t) y * ls;
-  long long *srow = S + (size_t) (y + 1) * (w + 1);
-  long long *qrow = Q + (size_t) (y + 1) * (w + 1);
-  long long carry_s = 0, carry_q = 0;
+  T *srow = S + (size_t) (y + 1) * (w + 1);
+  T *qrow = Q + (size_t) (y + 1) * (w + 1);
+  T carry_s = 0, carry_q = 0;
 
   if (y >= h)
     return;
@@ -145,12 +191,12 @@ integral_rows (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
   }
   for (int x0 = 0; x0 < w; x0 += 256) {
     const int x = x0 + threadIdx.x;
-    const long long v = x < w ? row[x] : 0;
-    long long s = v, q = v * v;
+    const T v = x < w ? row[x] : 0;
+    T s = v, q = v * v;
 #pragma unroll
     for (int off = 1; off < 32; off <<= 1) {
-      const long long ns = __shfl_up_sync (0xffffffffu, s, off);
-      const long long nq = __shfl_up_sync (0xffffffffu, q, off);
+      const T ns = __shfl_up_sync (0xffffffffu, s, off);
+      const T nq = __shfl_up_sync (0xffffffffu, q, off);
       if (lane >= off) {
         s += ns;
         q += nq;
@@ -161,7 +207,7 @@ integral_rows (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
       wq[warp] = q;
     }
     __syncthreads ();
-    long long ps = 0, pq = 0, ts = 0, tq = 0;
+    T ps = 0, pq = 0, ts = 0, tq = 0;
 #pragma unroll
     for (int i = 0; i < 8; i++) {
       if (i < warp) {
@@ -181,51 +227,108 @@ integral_rows (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
   }
 }
 
-/* Column prefix sums over rows 1..h of both tables (row 0 is zero), w + 1
- * columns. A 32x32 block owns 32 columns and walks down the rows in
- * 32-row tiles: coalesced loads into shared memory, one warp scans one
- * column with shuffles, coalesced stores. The next tile's values are
- * loaded into registers before the current tile is scanned, so that the
- * walk (61 blocks at 1080p, 34 tiles each) is not one memory latency per
- * tile. */
-__global__ void __launch_bounds__ (1024)
-integral_cols (long long *__restrict__ S, long long *__restrict__ Q, int w,
-    int h)
+/* Segment totals for the column scans: after integral_rows, tot[s][x] =
+ * the sum of column x of both tables over the rows of segment s (rows
+ * 1 + s * seg .. + seg - 1, seg = int_seg_rows (h)), for the segments but
+ * the last; tot holds the S totals (nseg x (w + 1)) then the Q totals. Read
+ * only (the tables are not written until integral_cols, which runs after
+ * this kernel on the same stream). A 32x8 block sums 32 columns of one
+ * segment: each thread every 8th row, then the 8 partial sums in shared
+ * memory. */
+template < typename T >
+__global__ void __launch_bounds__ (256)
+integral_seg_totals (const T * __restrict__ S, const T * __restrict__ Q,
+    int w, int h, T * __restrict__ tot, int seg, int nseg)
 {
-  __shared__ long long ts[32][33], tq[32][33];
-  __shared__ long long cs[32], cq[32];
+  __shared__ T ps[8][32], pq[8][32];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int x = blockIdx.x * 32 + tx;
   const int cols = w + 1;
-  long long ns = 0, nq = 0;     /* the next tile's values */
+  const int s = blockIdx.y;
+  const int y0 = 1 + s * seg;
+  const int y1 = min (h + 1, y0 + seg);
+  T as = 0, aq = 0;
+
+  if (x < cols) {
+#pragma unroll 4
+    for (int y = y0 + ty; y < y1; y += 8) {
+      as += S[(size_t) y * cols + x];
+      aq += Q[(size_t) y * cols + x];
+    }
+  }
+  ps[ty][tx] = as;
+  pq[ty][tx] = aq;
+  __syncthreads ();
+  if (ty == 0 && x < cols) {
+#pragma unroll
+    for (int i = 1; i < 8; i++) {
+      as += ps[i][tx];
+      aq += pq[i][tx];
+    }
+    tot[(size_t) s * cols + x] = as;
+    tot[((size_t) nseg + s) * cols + x] = aq;
+  }
+}
+
+/* Column prefix sums over rows 1..h of both tables (row 0 is zero), w + 1
+ * columns. Block (bx, s) owns 32 columns and segment s of the rows
+ * (seg rows, blockIdx.y = s), which it walks down in 32-row tiles:
+ * coalesced loads into shared memory, one warp scans one column with
+ * shuffles, coalesced stores. The carry of each column starts at the sum
+ * of the segment totals above (tot, integral_seg_totals), so the
+ * segments are scanned in parallel (61 x 9 blocks at 1080p instead of 61
+ * walking 34 tiles each). The next tile's values are loaded into
+ * registers before the current tile is scanned. */
+template < typename T >
+__global__ void __launch_bounds__ (1024)
+integral_cols (T * __restrict__ S, T * __restrict__ Q, int w, int h,
+    const T * __restrict__ tot, int seg, int nseg)
+{
+  __shared__ T ts[32][33], tq[32][33];
+  __shared__ T cs[32], cq[32];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int x = blockIdx.x * 32 + tx;
+  const int cols = w + 1;
+  const int s0 = blockIdx.y;
+  const int ybeg = 1 + s0 * seg;
+  const int yend = min (h, ybeg + seg - 1);     /* last row */
+  T ns = 0, nq = 0;             /* the next tile's values */
 
   if (ty == 0) {
-    cs[tx] = 0;
-    cq[tx] = 0;
+    /* the column sums of the rows above the segment */
+    T c0 = 0, c1 = 0;
+    if (x < cols)
+#pragma unroll 4
+      for (int s = 0; s < s0; s++) {
+        c0 += tot[(size_t) s * cols + x];
+        c1 += tot[((size_t) nseg + s) * cols + x];
+      }
+    cs[tx] = c0;
+    cq[tx] = c1;
   }
-  if (x < cols && 1 + ty <= h) {
-    ns = S[(size_t) (1 + ty) * cols + x];
-    nq = Q[(size_t) (1 + ty) * cols + x];
+  if (x < cols && ybeg + ty <= yend) {
+    ns = S[(size_t) (ybeg + ty) * cols + x];
+    nq = Q[(size_t) (ybeg + ty) * cols + x];
   }
-  for (int y0 = 1; y0 <= h; y0 += 32) {
+  for (int y0 = ybeg; y0 <= yend; y0 += 32) {
     const int y = y0 + ty;
-    __syncthreads ();
+    __syncthreads ();           /* the previous tile stored; cs set */
     ts[ty][tx] = ns;
     tq[ty][tx] = nq;
     ns = 0;
     nq = 0;
-    if (x < cols && y + 32 <= h) {
+    if (x < cols && y + 32 <= yend) {
       ns = S[(size_t) (y + 32) * cols + x];
       nq = Q[(size_t) (y + 32) * cols + x];
     }
     __syncthreads ();
     /* warp ty scans column ty of the tile: lane = row */
     {
-      long long s = ts[tx][ty], q = tq[tx][ty];
+      T s = ts[tx][ty], q = tq[tx][ty];
 #pragma unroll
       for (int off = 1; off < 32; off <<= 1) {
-        const long long us = __shfl_up_sync (0xffffffffu, s, off);
-        const long long uq = __shfl_up_sync (0xffffffffu, q, off);
+        const T us = __shfl_up_sync (0xffffffffu, s, off);
+        const T uq = __shfl_up_sync (0xffffffffu, q, off);
         if (tx >= off) {
           s += us;
           q += uq;
@@ -242,7 +345,7 @@ integral_cols (long long *__restrict__ S, long long *__restrict__ Q, int w,
       }
     }
     __syncthreads ();
-    if (x < cols && y <= h) {
+    if (x < cols && y <= yend) {
       S[(size_t) y * cols + x] = ts[ty][tx];
       Q[(size_t) y * cols + x] = tq[ty][tx];
     }
@@ -269,15 +372,27 @@ store_score (const CvTmScoreConst * k, long long c, int x, int y, int w,
     return;
   }
   if (win.mode == kWinArrays) {
-    ws = win.S[o];
-    wq = win.Q[o];
+    ws = static_cast < const long long *>(win.S)[o];
+    wq = static_cast < const long long *>(win.Q)[o];
   } else {
-    const long long *__restrict__ S = win.S, *__restrict__ Q = win.Q;
     const size_t cols = (size_t) w + 1;
     const size_t a = (size_t) y * cols + x, b = a + tw;
     const size_t cc = (size_t) (y + th) * cols + x, d = cc + tw;
-    ws = S[d] - S[b] - S[cc] + S[a];
-    wq = Q[d] - Q[b] - Q[cc] + Q[a];
+    if (win.mode == kWinIntegral32) {
+      /* modulo 2^32 (unsigned arithmetic): the exact sums, which are
+       * below 2^32 for these templates */
+      const uint32_t *__restrict__ S = static_cast < const uint32_t *>(win.S);
+      const uint32_t *__restrict__ Q = static_cast < const uint32_t *>(win.Q);
+      ws = (long long) (uint32_t) (S[d] - S[b] - S[cc] + S[a]);
+      wq = (long long) (uint32_t) (Q[d] - Q[b] - Q[cc] + Q[a]);
+    } else {
+      const unsigned long long *__restrict__ S =
+          static_cast < const unsigned long long *>(win.S);
+      const unsigned long long *__restrict__ Q =
+          static_cast < const unsigned long long *>(win.Q);
+      ws = (long long) (S[d] - S[b] - S[cc] + S[a]);
+      wq = (long long) (Q[d] - Q[b] - Q[cc] + Q[a]);
+    }
   }
   map[o] = cvtm_score (k, c, ws, wq);
 }
@@ -1151,7 +1266,7 @@ score_map_kernel (const float *__restrict__ map, int rw, int rh, int w,
 
 /* Correlation paths. kPathSmall: corr_kernel with the window sums from its
  * tile (templates up to 8x8); kPathDirect: corr_dp4a_kernel; kPathGemm:
- * corr_mma_kernel (sm_80+ code only; kept for comparison, forced only);
+ * corr_mma_kernel (sm_80+ code only; templates above kGemm2MaxPixels);
  * kPathGemm2: corr_mma2_kernel (sm_80+ code only). */
 enum
 { kPathAuto = 0, kPathDirect = 1, kPathGemm = 2, kPathSmall = 3,
@@ -1162,6 +1277,14 @@ enum
  * and tall (reasoned from instruction counts, to be confirmed by
  * measurement: docs/cudatemplatematch.md). */
 constexpr int kGemmMinTW = 16, kGemmMinTH = 16;
+/* Largest template (pixels) for which the automatic choice takes gemm2
+ * (corr_mma2_kernel); larger ones take gemm (corr_mma_kernel). Measured on
+ * an H200 (2026-11-27, cudavision-bench -k templatematch64 /
+ * templatematch200, 1080p GRAY8, ccoeff-normed, whole frame): 64x64 (4096
+ * px) gemm 258 us, gemm2 239 us; 200x150 (30000 px) gemm 677 us, gemm2
+ * 733 us. The switch lies somewhere between; 8192 until sizes in between
+ * are timed. */
+constexpr long long kGemm2MaxPixels = 8192;
 /* Largest template (pixels) whose correlation fits the kernels' 32-bit
  * sums: s32 mma (33025 * 255^2 < 2^31) and u32 __dp4a
  * (66051 * 255^2 < 2^32); larger ones use the WIDE variants. */
@@ -1228,6 +1351,7 @@ workspace_clear (Workspace * ws)
   cudaFree (ws->map);
   cudaFree (ws->isum);
   cudaFree (ws->isq);
+  cudaFree (ws->itot);
   cudaFree (ws->pkey);
   cudaFree (ws->pidx);
   cudaFree (ws->res);
@@ -1279,9 +1403,38 @@ choose_path (const Workspace * ws, int tw, int th)
     return ws->gemm2_ok ? kPathGemm2 : kPathDirect;
   if (tw <= 8 && th <= 8)
     return kPathSmall;
-  if (ws->gemm2_ok && tw >= kGemmMinTW && th >= kGemmMinTH)
-    return kPathGemm2;
+  if (ws->gemm_ok > 0 && tw >= kGemmMinTW && th >= kGemmMinTH) {
+    if (ws->gemm2_ok && (long long) tw * th <= kGemm2MaxPixels)
+      return kPathGemm2;
+    return kPathGemm;
+  }
   return kPathDirect;
+}
+
+/* The integral images of the luma lum (w x h) in T (integral_rows) into
+ * S and Q ((w + 1) x (h + 1)), with the column scans' segment totals in
+ * tot (2 x nseg x (w + 1)). */
+template < typename T > cudaError_t
+launch_integral (const uint8_t * lum, size_t ls, int w, int h, T * S, T * Q,
+    T * tot, cudaStream_t st)
+{
+  const int seg = int_seg_rows (h), nseg = cv_div_up (h, seg);
+  const int gx = cv_div_up (w + 1, 32);
+  cudaError_t e;
+
+  /* row 0 */
+  e = cudaMemsetAsync (S, 0, ((size_t) w + 1) * sizeof (T), st);
+  if (e == cudaSuccess)
+    e = cudaMemsetAsync (Q, 0, ((size_t) w + 1) * sizeof (T), st);
+  if (e != cudaSuccess)
+    return e;
+  integral_rows < T > <<<h, 256, 0, st>>> (lum, ls, w, h, S, Q);
+  if (nseg > 1)
+    integral_seg_totals < T > <<<dim3 (gx, nseg - 1), dim3 (32, 8), 0, st>>>
+        (S, Q, w, h, tot, seg, nseg);
+  integral_cols < T > <<<dim3 (gx, nseg), dim3 (32, 32), 0, st>>> (S, Q, w,
+      h, tot, seg, nseg);
+  return cudaGetLastError ();
 }
 
 /* One correlation of image img (w x h) with the device template t
@@ -1317,7 +1470,9 @@ launch_corr (int path, const uint8_t * img, size_t ls, int w, int h,
   if (path == kPathSmall) {
     dim3 cb (kCorrTX, kCorrThreadsY);
     dim3 cg (cv_div_up (rw, kCorrTX), cv_div_up (rh, kCorrTY));
-    if (win.mode == kWinIntegral)
+    /* unmasked: the window sums from the tile (no integral images are
+     * made for this path) */
+    if (win.mode == kWinIntegral || win.mode == kWinIntegral32)
       corr_kernel < 8, 8, true > <<<cg, cb, 0, st>>> (img, ls, w, h, t, tw,
           th, win, map, rw, rh, k);
     else
@@ -1468,25 +1623,36 @@ template_match_run (Workspace * ws, const CvPlane * src, CvLumaLayout layout,
   }
   /* unmasked templates on the direct and tensor-core paths read the
    * window sums from the integral images (the small path sums its windows
-   * itself; CUDAVISION_TM_PATH may force small templates off it) */
+   * itself; CUDAVISION_TM_PATH may force small templates off it); in
+   * uint32_t when every one of them has at most kIntegral32MaxPixels
+   * pixels (their window sums below 2^32), else in 64 bits for all */
+  bool int32 = true;
   for (int t = 0; t < n_templ; t++)
     if (!templ[t].mask.data
-        && choose_path (ws, tab.tw[t], tab.th[t]) != kPathSmall)
+        && choose_path (ws, tab.tw[t], tab.th[t]) != kPathSmall) {
       any_integral = true;
+      if ((long long) tab.tw[t] * tab.th[t] > kIntegral32MaxPixels)
+        int32 = false;
+    }
 
   /* window statistics: integral images (unmasked templates above 8x8),
    * the luma's square as bytes (masked templates) */
   if (any_integral) {
     const size_t n = ((size_t) w + 1) * ((size_t) h + 1);
-    CV_CUDA_TRY (ensure (&ws->isum, &ws->isum_cap, n));
-    CV_CUDA_TRY (ensure (&ws->isq, &ws->isq_cap, n));
-    CV_CUDA_TRY (cudaMemsetAsync (ws->isum, 0,
-            ((size_t) w + 1) * sizeof (long long), st));
-    CV_CUDA_TRY (cudaMemsetAsync (ws->isq, 0,
-            ((size_t) w + 1) * sizeof (long long), st));
-    integral_rows <<<h, 256, 0, st>>> (lum, ls, w, h, ws->isum, ws->isq);
-    integral_cols <<<cv_div_up (w + 1, 32), dim3 (32, 32), 0, st>>> (ws->isum,
-        ws->isq, w, h);
+    const size_t nt = 2 * (size_t) cv_div_up (h, int_seg_rows (h)) * (w + 1);
+    /* 8-byte elements */
+    CV_CUDA_TRY (ensure (&ws->isum, &ws->isum_cap, int32 ? (n + 1) / 2 : n));
+    CV_CUDA_TRY (ensure (&ws->isq, &ws->isq_cap, int32 ? (n + 1) / 2 : n));
+    CV_CUDA_TRY (ensure (&ws->itot, &ws->itot_cap,
+            int32 ? (nt + 1) / 2 : nt));
+    if (int32)
+      CV_CUDA_TRY (launch_integral (lum, ls, w, h,
+              reinterpret_cast < uint32_t * >(ws->isum),
+              reinterpret_cast < uint32_t * >(ws->isq),
+              reinterpret_cast < uint32_t * >(ws->itot), st));
+    else
+      CV_CUDA_TRY (launch_integral (lum, ls, w, h, ws->isum, ws->isq,
+              ws->itot, st));
   }
   if (any_mask) {
     if (!ws->sqhi || ws->sq_w < w || ws->sq_h < h) {
@@ -1515,7 +1681,9 @@ template_match_run (Workspace * ws, const CvPlane * src, CvLumaLayout layout,
     const CvTmScoreConst k = cvtm_template_const (p->method, tp);
     const int path = choose_path (ws, tw, th);
     float *map = ws->map + tab.off[t];
-    WinSums win = { ws->isum, ws->isq, NULL, kWinIntegral };
+    WinSums win = { ws->isum, ws->isq, NULL,
+      int32 ? kWinIntegral32 : kWinIntegral
+    };
 
     tab.n[t] = (float) k.n;
     if (tp->mask.data) {
@@ -1621,7 +1789,12 @@ template_match_preload (void)
 {
   const void *k[] = {
     (const void *) luma_kernel < 3 >, (const void *) luma_kernel < 4 >,
-    (const void *) integral_rows, (const void *) integral_cols,
+    (const void *) integral_rows < uint32_t >,
+    (const void *) integral_rows < unsigned long long >,
+    (const void *) integral_seg_totals < uint32_t >,
+    (const void *) integral_seg_totals < unsigned long long >,
+    (const void *) integral_cols < uint32_t >,
+    (const void *) integral_cols < unsigned long long >,
     (const void *) corr_kernel < 8, 8, true >,
     (const void *) corr_kernel < 8, 8, false >,
     (const void *) corr_dp4a_kernel < true >,

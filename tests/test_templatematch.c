@@ -1527,6 +1527,11 @@ GST_END_TEST;
 
 /* ---- GPU suite ---- */
 
+/* gpu_vs_cpu on bright frames: every byte 252 + (random & 3), so that the
+ * window sums of squares come near N * 255^2 (the GPU's 32-bit integral
+ * images up to 66051 template pixels: kernels/templatematch.cu) */
+static gboolean bright_frames;
+
 static void
 gpu_vs_cpu (GstVideoFormat fmt, int w, int h, int tw, int th, int method,
     guint max_matches, guint32 seed)
@@ -1543,6 +1548,15 @@ gpu_vs_cpu (GstVideoFormat fmt, int w, int h, int tw, int th, int method,
 
   gst_video_info_set_format (&info, fmt, w, h);
   in = cvtest_random_frame (&info, seed % 5, rand);
+  if (bright_frames) {
+    GstMapInfo map;
+    gsize i;
+
+    gst_buffer_map (in, &map, GST_MAP_WRITE);
+    for (i = 0; i < map.size; i++)
+      map.data[i] = 252 + (map.data[i] & 3);
+    gst_buffer_unmap (in, &map);
+  }
   if (seed % 2) {
     /* a template cut from the frame's luma */
     double *img = frame_luma (in, &info);
@@ -1986,7 +2000,9 @@ GST_END_TEST;
  * (dp4a: 64 columns x 16 rows; gemm, gemm2: 64 x 64, k-steps of 32; gemm2's
  * 128 x 64 window tiles and double-buffered chunks), frame
  * widths that are no multiple of 4, template == frame, 1x1, and templates
- * past the 32-bit exact limits (gemm > 32768 pixels, dp4a > 65536). */
+ * past the 32-bit exact limits (gemm > 32768 pixels, dp4a > 65536, the
+ * 32-bit integral images > 66051), the last two also on bright frames
+ * (window sums of squares near 2^32). */
 GST_START_TEST (test_gpu_paths)
 {
   static const int sizes[][4] = {
@@ -1994,7 +2010,13 @@ GST_START_TEST (test_gpu_paths)
     {77, 50, 16, 16}, {150, 97, 17, 13}, {301, 133, 33, 31},
     {333, 201, 64, 64}, {259, 190, 65, 70}, {48, 36, 48, 36},
     {230, 170, 200, 150}, {237, 181, 200, 170}, {301, 229, 300, 220},
+    {331, 250, 300, 230},
     {1921, 1081, 64, 64}, {403, 77, 4, 40}, {403, 77, 130, 5},
+  };
+  /* 300x220 = 66000 pixels: 32-bit integral images, window sums of squares
+   * up to 66000 * 65025 = 4291650000 < 2^32; 300x230: 64-bit */
+  static const int bright[][4] = {
+    {301, 229, 300, 220}, {331, 250, 300, 230},
   };
   /* gemm: the first tensor-core kernel, gemm2 the automatic one; "fft":
    * the GPU's automatic choice against the CPU's FFT path */
@@ -2015,6 +2037,13 @@ GST_START_TEST (test_gpu_paths)
     /* an RGB frame through the luma conversion */
     gpu_vs_cpu (GST_VIDEO_FORMAT_BGRx, 130, 90, 20, 18, CCOEFF_NORMED, 3,
         1999 + p);
+    bright_frames = TRUE;
+    for (s = 0; s < G_N_ELEMENTS (bright); s++)
+      for (method = 0; method < N_METHODS; method++)
+        gpu_vs_cpu (GST_VIDEO_FORMAT_GRAY8, bright[s][0], bright[s][1],
+            bright[s][2], bright[s][3], method, 2, 3000 + p * 100 +
+            s * N_METHODS + method);
+    bright_frames = FALSE;
   }
   g_unsetenv ("CUDAVISION_TM_PATH");
 }
