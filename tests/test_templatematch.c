@@ -1980,11 +1980,15 @@ GST_START_TEST (test_cpu_fft_workspace)
 GST_END_TEST;
 
 /* The seed's largest case on the GPU: 8140x9925 with a 3x3 template, the
- * GPU against the CPU. */
+ * GPU against the CPU; and a tall frame whose integral images' column
+ * scans take segments longer than 128 rows (3000 rows: 16 segments of 192;
+ * kernels/templatematch.cu, int_seg_rows). */
 GST_START_TEST (test_gpu_huge_frame)
 {
   gpu_vs_cpu (GST_VIDEO_FORMAT_GRAY8, 8140, 9925, 3, 3, CCOEFF_NORMED, 3, 1);
   gpu_vs_cpu (GST_VIDEO_FORMAT_GRAY8, 8140, 9925, 3, 3, SQDIFF, 1, 2);
+  gpu_vs_cpu (GST_VIDEO_FORMAT_GRAY8, 300, 3000, 20, 20, CCOEFF_NORMED, 3, 3);
+  gpu_vs_cpu (GST_VIDEO_FORMAT_GRAY8, 300, 3000, 20, 20, SQDIFF, 2, 4);
 }
 
 GST_END_TEST;
