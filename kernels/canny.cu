@@ -19,7 +19,9 @@
  *     a warp per tile border takes the two lines of pixels on either side
  *     as two rows of runs and joins each pair of touching runs, plus the
  *     two diagonal links across each tile corner; union-find with
- *     atomicMin on the global keys; a key orders the strong tile
+ *     atomicMin on the global keys, each union from the keys pass 1 left
+ *     at the two run starts (no find unless that node was joined
+ *     already); a key orders the strong tile
  *     components before the weak ones, so the root of every component is
  *     strong exactly when it holds a strong pixel (D. Playne, K. Hawick,
  *     "A new algorithm for parallel connected-component labelling on
@@ -696,13 +698,18 @@ global_find2 (const unsigned *labels, unsigned a, unsigned b, unsigned *ka,
   *kb = y;
 }
 
-/* global_union with the first two finds overlapped */
+/* join the trees that hold the nodes of keys ka and kb (keys of any
+ * nodes of the two trees, roots or not): the larger key's node is pointed
+ * at the smaller key; when that node was a root (atomicMin returns its own
+ * key) the trees are one. Else it had a parent (old): the atomicMin may
+ * have moved it (and its subtree) under ka, so ka's tree is joined with
+ * old's from their roots. Never a cycle: keys fall strictly along every
+ * parent pointer, so a node's descendants all have larger keys than it and
+ * the smaller key ka is never one of them; a root stays its tree's smallest
+ * key. */
 __device__ void
-global_union2 (unsigned *labels, unsigned a, unsigned b)
+global_union_keys (unsigned *labels, unsigned ka, unsigned kb)
 {
-  unsigned ka, kb;
-
-  global_find2 (labels, a, b, &ka, &kb);
   for (;;) {
     if (ka == kb)
       return;
@@ -732,7 +739,13 @@ global_union2 (unsigned *labels, unsigned a, unsigned b)
  * __ballot_sync masks. The links across a tile corner (diagonal, between
  * tiles that share no border) are the only ones no strip holds: lane 0 of
  * the left warp joins (bx, by) with (bx - 1, by - 1), lane 0 of the top
- * warp (bx, by - 1) with (bx - 1, by). */
+ * warp (bx, by - 1) with (bx - 1, by). A union starts from the keys the
+ * two run starts' labels[] entries hold (their tile roots', loaded for
+ * the whole warp in one round trip after the classes): an atomicMin on
+ * the larger, with no find first; only when that node is no longer a root
+ * do finds follow (global_union_keys). Dependent global round trips for
+ * a lane with n touching runs: 2 + n uncontended, was 1 + 3 n (two find
+ * hops and the atomicMin each). */
 constexpr int kMergeTiles = 4;
 
 __global__ void __launch_bounds__ (32 * 2 * kMergeTiles)
@@ -747,45 +760,67 @@ canny_merge_runs_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
   if (top ? by == 0 : bx == 0)
     return;
   const int lane = threadIdx.x;
-  /* p: this tile's pixel of the lane, q: its neighbour across the border;
-   * step: the index step from one lane to the next */
-  int p = 0, q = 0, step;
+  /* p: this tile's pixel of the lane, q: its neighbour across the border */
+  int p = 0, q = 0;
   bool ok;
   if (top) {
     ok = bx + lane < w;
-    step = 1;
     if (ok) {
       p = by * w + bx + lane;
       q = p - w;
     }
   } else {
     ok = by + lane < h;
-    step = w;
     if (ok) {
       p = (by + lane) * w + bx;
       q = p - 1;
     }
   }
+  /* the corner's pixel in the third tile (lane 0), its class read with
+   * the lines' */
+  const bool corner = lane == 0 && by > 0 && bx > 0;
+  const int c1 = top ? by * w + bx - 1 : (by - 1) * w + bx - 1;
+  const bool c1c = corner && cls[c1] != kNone;
   const unsigned pm = __ballot_sync (0xffffffffu, ok && cls[p] != kNone);
   const unsigned qm = __ballot_sync (0xffffffffu, ok && cls[q] != kNone);
-  if (run_start (pm, lane)) {
+  /* the run starts' keys (pass 1: a border candidate's labels[] entry is
+   * the key of its tile root, or, for a tile root already joined by
+   * another warp, of a node above it; any node of the tree will do for
+   * global_union_keys), all loaded at once: no find walks from the pixels;
+   * the other line's in shared memory for the lanes whose runs touch them
+   * (written and read by this warp alone, __syncwarp between) */
+  __shared__ unsigned qkey[2 * kMergeTiles][32];
+  const bool ps = run_start (pm, lane);
+  unsigned kp = 0;
+  if (ps)
+    kp = __ldcg (labels + p);
+  if (run_start (qm, lane))
+    qkey[threadIdx.y][lane] = __ldcg (labels + q);
+  __syncwarp ();
+  if (ps) {
     const int len = run_length (pm, lane);
     const int lo = lane > 0 ? lane - 1 : 0;
     const int hi = lane + len < 32 ? lane + len : 31;
     unsigned targets = runs_touching (qm, lo, hi);
+    unsigned done = 0xffffffffu;        /* no key: index < 2^31 - 1 */
     while (targets) {
       const int l = __ffs (targets) - 1;
       targets &= targets - 1u;
-      global_union2 (labels, (unsigned) p, (unsigned) (q + (l - lane) * step));
+      /* two runs of the other line keyed by one node are one set: the
+       * second union would join nothing new */
+      const unsigned kq = qkey[threadIdx.y][l];
+      if (kq != done)
+        global_union_keys (labels, kp, kq);
+      done = kq;
     }
   }
-  if (lane == 0 && by > 0 && bx > 0) {
+  if (corner) {
     /* the corner links: (bx, by) - (bx - 1, by - 1) and
-     * (bx, by - 1) - (bx - 1, by) */
-    const int c0 = top ? (by - 1) * w + bx : by * w + bx;
-    const int c1 = top ? by * w + bx - 1 : (by - 1) * w + bx - 1;
-    if (((top ? qm : pm) & 1u) && cls[c1] != kNone)
-      global_union2 (labels, (unsigned) c0, (unsigned) c1);
+     * (bx, by - 1) - (bx - 1, by); c0 is lane 0's pixel of this warp's
+     * lines, a run start when a candidate */
+    if (((top ? qm : pm) & 1u) && c1c)
+      global_union_keys (labels, top ? qkey[threadIdx.y][0] : kp,
+          __ldcg (labels + c1));
   }
 }
 

@@ -3,9 +3,11 @@
 # its indexing and labelling logic where there is no GPU: canny_runs_kernel
 # (the column bands of the vertical sums, the ring's cells, the lane masks,
 # run starts, the runs touching a window, the roots handed to each run),
-# canny_merge_runs_kernel (a warp's masks per tile border, the corner links)
-# and the output walks, thread by thread for every index, sequentially for
-# the union-finds (any order of the unions gives the same sets). Asserts
+# canny_merge_runs_kernel (a warp's masks per tile border, the corner links,
+# its unions from keys read before any of them, so possibly stale) and the
+# output walks, thread by thread for every index, sequentially for the
+# union-finds (any order of the unions gives the same sets; the merge's
+# warps and lanes in random orders, all its keys read first or not). Asserts
 # that every shared cell is written once before it is read, that every
 # labels[] entry read was written this frame, and that the edges equal the
 # definition's (classes from the full-frame Sobel, breadth-first
@@ -212,6 +214,16 @@ def gunion(labels,a,b):
     if ka==kb: return
     if ka>kb: ka,kb=kb,ka
     labels[kb&kIndex]=ka
+def gunion_keys(labels,ka,kb):
+    # global_union_keys: from keys of any nodes of the two trees (stale
+    # ones too: the warp's keys are read before its unions)
+    while True:
+        if ka==kb: return
+        if ka>kb: ka,kb=kb,ka
+        old=labels[kb&kIndex]; assert old is not None
+        labels[kb&kIndex]=min(old,ka)
+        if old==kb: return
+        kb=gfind(labels,old&kIndex); ka=gfind(labels,ka&kIndex)
 def merge_pass_old(cls,labels,w,h):
     # canny_merge_kernel (CUDAVISION_CANNY_PATH=runs-oldmerge: after
     # canny_runs_kernel, whose labels[] it must find where it reads)
@@ -244,13 +256,24 @@ def merge_pass_old(cls,labels,w,h):
                             if x+1<w and cls[n+1]!=0 and (ny or (x+1)//kTW!=tx):
                                 gunion(labels,i,n+1)
 def merge_pass(cls,labels,w,h):
+    # every warp a generator: its classes and keys read up to the yield,
+    # its unions after; either each warp runs whole in turn, or all read
+    # before any joins (the staleest keys), the warps then in random order
     tx_n=(w+31)//32; ty_n=(h+31)//32; n=tx_n*ty_n
-    for blk in range((n+3)//4):
-        for wy in range(8):
-            t=blk*4+(wy>>1); top=wy&1
-            if t>=n: continue
+    ws=[merge_warp(cls,labels,w,h,tx_n,blk*4+(wy>>1),wy)
+        for blk in range((n+3)//4) for wy in range(8) if blk*4+(wy>>1)<n]
+    if RND.random()<0.5:
+        for g in ws:
+            for _ in g: pass
+    else:
+        for g in ws: next(g,None)
+        RND.shuffle(ws)
+        for g in ws:
+            for _ in g: pass
+def merge_warp(cls,labels,w,h,tx_n,t,wy):
+            top=wy&1
             bx=(t%tx_n)*kTW; by=(t//tx_n)*kTH
-            if (by==0) if top else (bx==0): continue
+            if (by==0) if top else (bx==0): return
             P=[];Q=[];OK=[]
             for lane in range(32):
                 if top:
@@ -260,24 +283,40 @@ def merge_pass(cls,labels,w,h):
                     ok=by+lane<h; step=w
                     p=(by+lane)*w+bx if ok else 0; q=p-1 if ok else 0
                 P.append(p);Q.append(q);OK.append(ok)
+            corner=by>0 and bx>0
+            c1=by*w+bx-1 if top else (by-1)*w+bx-1
+            c1c=corner and cls[c1]!=0
             pm=ballot([OK[l] and cls[P[l]]!=0 for l in range(32)])
             qm=ballot([OK[l] and cls[Q[l]]!=0 for l in range(32)])
+            # the run starts' keys, all read before the warp's unions
+            KP={}; QK={}
             for lane in range(32):
+                if run_start(pm,lane):
+                    assert labels[P[lane]] is not None; KP[lane]=labels[P[lane]]
+                if run_start(qm,lane):
+                    assert labels[Q[lane]] is not None; QK[lane]=labels[Q[lane]]
+            C1K=labels[c1] if c1c and ((qm if top else pm)&1) else None
+            yield
+            # the lanes' unions in a random order (the GPU's interleaving)
+            order=list(range(32)); RND.shuffle(order)
+            for lane in order:
                 p=P[lane]; q=Q[lane]
                 if run_start(pm,lane):
                     ln=run_length(pm,lane); lo=lane-1 if lane>0 else 0; hi=lane+ln if lane+ln<32 else 31
-                    tg=runs_touching(qm,lo,hi)
+                    tg=runs_touching(qm,lo,hi); done=0xffffffff
                     while tg:
                         l=ffs(tg)-1; tg&=tg-1
                         qq=q+(l-lane)*step
                         assert OK[l] and qq==Q[l] and cls[qq]!=0
-                        gunion(labels,p,qq)
-                if lane==0 and by>0 and bx>0:
+                        kq=QK[l]   # KeyError: not a run start of qm
+                        if kq!=done: gunion_keys(labels,KP[lane],kq)
+                        done=kq
+                if lane==0 and corner:
                     c0=(by-1)*w+bx if top else by*w+bx
-                    c1=by*w+bx-1 if top else (by-1)*w+bx-1
-                    if ((qm if top else pm)&1) and cls[c1]!=0:
-                        assert cls[c0]!=0
-                        gunion(labels,c0,c1)
+                    if ((qm if top else pm)&1) and c1c:
+                        assert cls[c0]!=0 and c0==(Q[0] if top else P[0])
+                        assert C1K is not None
+                        gunion_keys(labels,QK[0] if top else KP[0],C1K)
 def is_edge(labels,i,c):
     if c!=1: return c==2
     idx=i; k=labels[i]; assert k is not None
@@ -378,6 +417,7 @@ if __name__=='__main__':
     a=ap.parse_args()
     OLDMERGE=a.old_merge
     rnd=random.Random(a.seed)
+    RND=random.Random(a.seed+1000)
     frames(rnd,a.frames)
     maps(rnd,a.maps)
     print("canny_cuda_model: all equal")
