@@ -33,8 +33,9 @@
  * the components of weak and strong pixels that contain a strong one;
  * any labelling with the same components gives the same edges.
  * CUDAVISION_CANNY_PATH=tile runs the per-pixel passes 1 and 2 that the
- * run-based ones replaced (canny_tile_kernel, canny_merge_kernel), for
- * A/B runs (path_from_env). The operator (cv_canny_cuda_ops) at the end.
+ * run-based ones replaced (canny_tile_kernel, canny_merge_kernel), =
+ * runs-oldmerge the run-based pass 1 with the per-pixel merge, for A/B
+ * runs and their tests (path_from_env). The operator (cv_canny_cuda_ops) at the end.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -1036,8 +1037,9 @@ canny_slot_create (const CvCannyInfo * info, CannySlot ** slot)
   *slot = NULL;
   if (!cv_edge_map_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
-  if (canny_preload () != CV_OK)
-    return CV_ERROR_CUDA;
+  CvStatus st = canny_preload ();
+  if (st != CV_OK)
+    return st;
   o = (CannySlot *) calloc (1, sizeof (CannySlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;

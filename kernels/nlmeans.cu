@@ -1135,16 +1135,21 @@ cv_nlmeans_cuda_destroy (CvNlMeansOp * op)
 static CvStatus
 nlmeans_preload (void)
 {
-  const void *k[2 * (CV_NLMEANS_MAX_PATCH + 1) + 6];
+  const void *k[3 * (CV_NLMEANS_MAX_PATCH + 1) + 7];
   int n = 0;
 
+  /* 1 channel: grey and luma; 2: the packed chroma of I420 and NV12;
+   * 3: colour */
   for (int r = 0; r <= CV_NLMEANS_MAX_PATCH && r <= 5; r++) {
     k[n++] = (const void *) kernel_for < 1, kGreyShape.cols,
         kGreyShape.rows > (r);
+    k[n++] = (const void *) kernel_for < 2, kColorShape.cols,
+        kColorShape.rows > (r);
     k[n++] = (const void *) kernel_for < 3, kColorShape.cols,
         kColorShape.rows > (r);
   }
   k[n++] = (const void *) nlmeans_finish < 1 >;
+  k[n++] = (const void *) nlmeans_finish < 2 >;
   k[n++] = (const void *) nlmeans_finish < 3 >;
   k[n++] = (const void *) pack_uv;
   k[n++] = (const void *) unpack_uv;

@@ -185,7 +185,7 @@ gst_cv_allocation_decide (GstCudaVisionBase * self, GstQuery * query)
 void
 gst_cv_allocation_activate (GstCudaVisionBase * self, GstQuery * query)
 {
-  GstBufferPool *pool = NULL;
+  GstBufferPool *pool = NULL, *old;
   gint64 t0;
 
   /* (output-is-input: no output buffer is ever taken from it) */
@@ -196,6 +196,21 @@ gst_cv_allocation_activate (GstCudaVisionBase * self, GstQuery * query)
   gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
   if (!pool)
     return;
+  /* GstBaseTransform's set_allocation () deactivates its old pool after
+   * this: the same pool again is left to the first frame (set_allocation
+   * would free what was made here); another old pool is deactivated
+   * first, so that its buffers are freed before the new pool's are made
+   * (the frames in flight were drained before the caps changed) */
+  old = gst_base_transform_get_buffer_pool (GST_BASE_TRANSFORM (self));
+  if (old == pool) {
+    gst_object_unref (old);
+    gst_object_unref (pool);
+    return;
+  }
+  if (old) {
+    gst_buffer_pool_set_active (old, FALSE);
+    gst_object_unref (old);
+  }
   t0 = g_get_monotonic_time ();
   if (!gst_buffer_pool_set_active (pool, TRUE))
     GST_WARNING_OBJECT (self, "the output pool %" GST_PTR_FORMAT " could not "

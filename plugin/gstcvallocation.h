@@ -31,8 +31,10 @@ gboolean gst_cv_allocation_decide (GstCudaVisionBase * self,
  * buffers (CUDA memory: cuMemAllocPitch; pinned: cudaHostAlloc) are not
  * allocated at the first frame beside other streams' work (GstBaseTransform
  * activates it at the first output buffer otherwise, and does nothing more
- * for a pool already active). A pool that refuses is left to that first
- * frame (logged). */
+ * for a pool already active). The element's previous pool is deactivated
+ * first (GstBaseTransform would right after), so both pools' buffers are
+ * never held at once; the same pool again is left to the first frame. A
+ * pool that refuses is left to that first frame (logged). */
 void gst_cv_allocation_activate (GstCudaVisionBase * self, GstQuery * query);
 
 G_END_DECLS

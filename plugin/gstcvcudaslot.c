@@ -3,8 +3,10 @@
  * 4 timing events (before upload, after upload, after the operator, done:
  * recorded when the stage timings are wanted) and an untimed one (done,
  * otherwise), and device planes (tightly packed where rows allow, else
- * pitched), all made at negotiation (gst_cv_cuda_slot_prepare ()); its
- * frame is waited for as wait-mode says.
+ * pitched), made at negotiation (gst_cv_cuda_slot_prepare ()); only the
+ * pinned staging of pageable frames (from the process-wide cache) and the
+ * planes of frames in another context's CUDA memory come at the first
+ * frame. Its frame is waited for as wait-mode says.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -43,6 +45,10 @@ stream_priority (GstCudaVisionBase * self)
   return be->prio_least - level;
 }
 
+static void slot_free_in_ctx (GstCudaVisionBase * self, GstCvSlot * s);
+
+/* the slot's stream and events (context current); on failure nothing of
+ * them is kept, so that a later call starts over */
 gboolean
 gst_cv_cuda_slot_ensure (GstCudaVisionBase * self, GstCvSlot * s)
 {
@@ -54,16 +60,20 @@ gst_cv_cuda_slot_ensure (GstCudaVisionBase * self, GstCvSlot * s)
   c = s->backend_state = g_new0 (CudaSlot, 1);
   if (!CUDA_CHECK (self, cudaStreamCreateWithPriority (&c->stream,
               cudaStreamNonBlocking, stream_priority (self))))
-    return FALSE;
+    goto failed;
   /* an event without timing is the cheaper one to record and wait for */
   if (!CUDA_CHECK (self, cudaEventCreateWithFlags (&c->done,
               cudaEventBlockingSync | cudaEventDisableTiming)))
-    return FALSE;
+    goto failed;
   for (i = 0; i < 4; i++)
     if (!CUDA_CHECK (self, cudaEventCreateWithFlags (&c->ev[i],
                 i == 3 ? cudaEventBlockingSync : cudaEventDefault)))
-      return FALSE;
+      goto failed;
   return TRUE;
+
+failed:
+  slot_free_in_ctx (self, s);
+  return FALSE;
 }
 
 /* Device planes are tightly packed (pitch = the row's bytes) when rows
@@ -147,6 +157,10 @@ gst_cv_cuda_slot_prepare (GstCudaVisionBase * self, GstCvSlot * s)
         c->d_in);
   if (ok && !priv->out_cuda_mem && !priv->output_is_input)
     ok = gst_cv_cuda_alloc_planes (self, &priv->out_info, ~0u, c->d_out);
+  /* a slot that cannot be prepared keeps nothing (a later, larger
+   * pipeline-depth prepares it again from the start) */
+  if (!ok)
+    slot_free_in_ctx (self, s);
   gst_cv_cuda_leave (self);
   return ok;
 }

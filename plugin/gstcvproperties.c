@@ -269,7 +269,9 @@ gst_cv_properties_install (GObjectClass * gobject_class)
    * (GST_INFO, category cudavisionbase) and posted as stream-priority in
    * the cudavision-stats messages. Read when the element's CUDA streams
    * are created: when caps are negotiated, after start and at each caps
-   * change (set it in NULL or READY). It orders the element's own work
+   * change, and for the new slots of a larger pipeline-depth while
+   * playing; a value set after the caps does not reach the streams
+   * already made (set it in NULL or READY). It orders the element's own work
    * only (uploads, kernels, downloads): in CUDA memory, elements upstream
    * and downstream (nvcodec's decoders and converters) run their work on
    * their own streams at their own priorities and finish it before they

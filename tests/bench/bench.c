@@ -1175,6 +1175,8 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   const gchar *input = cuda_mem ? "cuda" : pinned ? "pinned" : "pageable";
   guint k, i, d;
   gboolean have_floor = TRUE;
+  /* the devices that carry a stream (round-robin), each with its link */
+  const guint links = MIN ((guint) o->streams, (guint) o->n_devices);
   GString *devs = g_string_new (NULL);
 
   for (d = 0; d < o->n_devices; d++)
@@ -1264,18 +1266,19 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
   if (have_floor && !cuda_mem) {
     gdouble f[5];
     /* each run against its own floor: the share of the PCIe floor. With
-     * --devices, every device has its own link: the floor is the first
-     * device's (measured in the run) times the number of devices, so the
-     * aggregate of two GPUs is not set against one link (sanity () checks
-     * each device's own rate against one link) */
+     * --devices, every device that carries a stream has its own link: the
+     * floor is the first device's (measured in the run; the links taken as
+     * equal) times the number of those devices (streams go round-robin),
+     * so the aggregate of two GPUs is not set against one link (sanity ()
+     * checks each device's own rate against one link) */
     for (k = 0; k < n_runs; k++) {
       floors (&runs[k], in_bytes, out_bytes, f);
-      v[k] = f[3] * o->n_devices;
+      v[k] = f[3] * links;
     }
     mmm (v, n_runs, fl);
     for (k = 0; k < n_runs; k++) {
       floors (&runs[k], in_bytes, out_bytes, f);
-      v[k] = runs[k].fps / (f[3] * o->n_devices) * 100;
+      v[k] = runs[k].fps / (f[3] * links) * 100;
     }
     mmm (v, n_runs, share);
   }
@@ -1347,8 +1350,7 @@ report (const Opts * o, RunResult * runs, guint n_runs, gsize in_bytes,
     ROW (n, kb[d], ".1f");
     g_free (n);
   }
-  ROW (o->n_devices == 1 ? "PCIe floor (fps)" :
-      "PCIe floor x dev (fps)", fl, ".1f");
+  ROW (links == 1 ? "PCIe floor (fps)" : "PCIe floor x dev (fps)", fl, ".1f");
   ROW ("share of PCIe floor (%)", share, ".1f");
   g_print ("throughput   %.1f frames/s (%.3f ms/frame) aggregate, median of "
       "%u\n", fps[0], 1e3 / fps[0], n_runs);
