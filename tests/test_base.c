@@ -487,23 +487,28 @@ GST_START_TEST (test_frame_error_posted_once)
 
 GST_END_TEST;
 
-/* The operators are made at negotiation: one that cannot be made refuses
- * the caps (not-negotiated upstream) with one error, posted once however
- * often the caps come again; no frame reaches downstream. The test
- * double's creation fails (CUDAVISION_TEST_FAIL_FRAME=create). */
-GST_START_TEST (test_operator_refused_at_negotiation)
+/* What the element must do when something it makes at negotiation fails
+ * (the asynchronous test double fails it: CUDAVISION_TEST_FAIL_FRAME=
+ * fail): refuse the caps (not-negotiated upstream, for every frame) with
+ * one GStreamer error (LIBRARY/INIT, message, its debug text naming
+ * debug_has when not NULL), posted once however often the caps come
+ * again; no frame reaches downstream. */
+static void
+check_refused_at_negotiation (const gchar * fail, const gchar * message,
+    const gchar * debug_has)
 {
   GstBus *bus;
   GstHarness *h;
   GstMessage *m;
   GError *err = NULL;
+  gchar *debug = NULL;
   guint i, n;
 
   if (cvtest_backend_is_cuda () || !is_async ()) {
-    GST_INFO ("the failing creation is the asynchronous test double's");
+    GST_INFO ("the failing %s is the asynchronous test double's", fail);
     return;
   }
-  g_setenv ("CUDAVISION_TEST_FAIL_FRAME", "create", TRUE);
+  g_setenv ("CUDAVISION_TEST_FAIL_FRAME", fail, TRUE);
   bus = gst_bus_new ();
   /* the bus before the caps: they are set (and refused) at once */
   h = cvtest_harness_new ("cudasobel", NULL);
@@ -519,17 +524,27 @@ GST_START_TEST (test_operator_refused_at_negotiation)
   fail_unless_equals_int (g_atomic_int_get (&downstream_buffers), 0);
   m = pop_error (bus, &n);
   fail_unless_equals_int (n, 1);
-  gst_message_parse_error (m, &err, NULL);
+  gst_message_parse_error (m, &err, &debug);
   fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
           GST_LIBRARY_ERROR_INIT), "%s", err->message);
-  fail_unless_equals_string (err->message,
-      "Test double: the operator could not be created");
+  fail_unless_equals_string (err->message, message);
+  if (debug_has)
+    fail_unless (debug && strstr (debug, debug_has), "%s", debug);
   g_clear_error (&err);
+  g_free (debug);
   gst_message_unref (m);
   gst_element_set_bus (h->element, NULL);
   gst_object_unref (bus);
   gst_harness_teardown (h);
   g_unsetenv ("CUDAVISION_TEST_FAIL_FRAME");
+}
+
+/* The operators are made at negotiation: one that cannot be made refuses
+ * the caps (check_refused_at_negotiation ()). */
+GST_START_TEST (test_operator_refused_at_negotiation)
+{
+  check_refused_at_negotiation ("create",
+      "Test double: the operator could not be created", NULL);
 }
 
 GST_END_TEST;
@@ -755,51 +770,12 @@ GST_START_TEST (test_slots_prepared_at_negotiation)
 GST_END_TEST;
 
 /* A slot that cannot be prepared at negotiation (the test double fails it
- * as a cudaStreamCreate would: CUDAVISION_TEST_FAIL_FRAME=prepare) refuses
- * the caps as an operator that cannot be made does: not-negotiated
- * upstream, one error naming what failed, posted once however often the
- * caps come again; no frame reaches downstream. */
+ * as a cudaStreamCreate would) refuses the caps as an operator that cannot
+ * be made does, its error naming the slot. */
 GST_START_TEST (test_slot_preparation_refused_at_negotiation)
 {
-  GstBus *bus;
-  GstHarness *h;
-  GstMessage *m;
-  GError *err = NULL;
-  gchar *debug = NULL;
-  guint i, n;
-
-  if (cvtest_backend_is_cuda () || !is_async ()) {
-    GST_INFO ("the failing preparation is the asynchronous test double's");
-    return;
-  }
-  g_setenv ("CUDAVISION_TEST_FAIL_FRAME", "prepare", TRUE);
-  bus = gst_bus_new ();
-  h = cvtest_harness_new ("cudasobel", NULL);
-  gst_element_set_bus (h->element, bus);
-  g_object_set (h->element, "pipeline-depth", 2, NULL);
-  gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 32, 8));
-  gst_pad_set_chain_function (h->sinkpad, downstream_chain);
-  g_atomic_int_set (&downstream_buffers, 0);
-  g_atomic_int_set (&downstream_ret, GST_FLOW_OK);
-  for (i = 0; i < 3; i++)
-    fail_unless_equals_int (gst_harness_push (h, step_frame
-            (GST_VIDEO_FORMAT_GRAY8, 32, 8, i + 1)), GST_FLOW_NOT_NEGOTIATED);
-  fail_unless_equals_int (g_atomic_int_get (&downstream_buffers), 0);
-  m = pop_error (bus, &n);
-  fail_unless_equals_int (n, 1);
-  gst_message_parse_error (m, &err, &debug);
-  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
-          GST_LIBRARY_ERROR_INIT), "%s", err->message);
-  fail_unless_equals_string (err->message,
-      "Test double: the slot's stream could not be created");
-  fail_unless (debug && strstr (debug, "slot 0"), "%s", debug);
-  g_clear_error (&err);
-  g_free (debug);
-  gst_message_unref (m);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
-  gst_harness_teardown (h);
-  g_unsetenv ("CUDAVISION_TEST_FAIL_FRAME");
+  check_refused_at_negotiation ("prepare",
+      "Test double: the slot's stream could not be created", "slot 0");
 }
 
 GST_END_TEST;
