@@ -487,6 +487,21 @@ GST_START_TEST (test_frame_error_posted_once)
 
 GST_END_TEST;
 
+/* cudasobel in a harness whose element posts on a bus of its own (*bus,
+ * set before any caps: caps refused or counted at negotiation are seen),
+ * at pipeline-depth depth */
+static GstHarness *
+sobel_on_bus (GstBus ** bus, guint depth)
+{
+  GstHarness *h;
+
+  *bus = gst_bus_new ();
+  h = cvtest_harness_new ("cudasobel", NULL);
+  gst_element_set_bus (h->element, *bus);
+  g_object_set (h->element, "pipeline-depth", depth, NULL);
+  return h;
+}
+
 /* What the element must do when something it makes at negotiation fails
  * (the asynchronous test double fails it: CUDAVISION_TEST_FAIL_FRAME=
  * fail): refuse the caps (not-negotiated upstream, for every frame) with
@@ -509,11 +524,7 @@ check_refused_at_negotiation (const gchar * fail, const gchar * message,
     return;
   }
   g_setenv ("CUDAVISION_TEST_FAIL_FRAME", fail, TRUE);
-  bus = gst_bus_new ();
-  /* the bus before the caps: they are set (and refused) at once */
-  h = cvtest_harness_new ("cudasobel", NULL);
-  gst_element_set_bus (h->element, bus);
-  g_object_set (h->element, "pipeline-depth", 2, NULL);
+  h = sobel_on_bus (&bus, 2);
   gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 32, 8));
   gst_pad_set_chain_function (h->sinkpad, downstream_chain);
   g_atomic_int_set (&downstream_buffers, 0);
@@ -555,22 +566,37 @@ GST_END_TEST;
  * one for the first caps, one for new caps, one more when pipeline-depth
  * grows past its slots while running (after the frames in flight left),
  * none when it shrinks. */
+/* The test double's element messages NAME on the bus (popped): how many,
+ * the last one's unsigned FIELD in *last and, when mask is not NULL, the
+ * bits 1 << FIELD of all of them in *mask */
 static guint
-pop_operators (GstBus * bus, guint * slots)
+pop_test_messages (GstBus * bus, const gchar * name, const gchar * field,
+    guint * last, guint * mask)
 {
   GstMessage *m;
   guint n = 0;
 
+  if (mask)
+    *mask = 0;
   while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
     const GstStructure *st = gst_message_get_structure (m);
 
-    if (gst_structure_has_name (st, "cudavision-test-operator")) {
-      fail_unless (gst_structure_get_uint (st, "slots", slots));
+    if (gst_structure_has_name (st, name)) {
+      fail_unless (gst_structure_get_uint (st, field, last));
+      if (mask)
+        *mask |= 1u << *last;
       n++;
     }
     gst_message_unref (m);
   }
   return n;
+}
+
+static guint
+pop_operators (GstBus * bus, guint * slots)
+{
+  return pop_test_messages (bus, "cudavision-test-operator", "slots", slots,
+      NULL);
 }
 
 static void
@@ -596,10 +622,7 @@ GST_START_TEST (test_operator_created_once_per_caps)
     return;
   }
   g_setenv ("CUDAVISION_TEST_COUNT_CREATES", "1", TRUE);
-  bus = gst_bus_new ();
-  h = cvtest_harness_new ("cudasobel", NULL);
-  gst_element_set_bus (h->element, bus);
-  g_object_set (h->element, "pipeline-depth", 3, NULL);
+  h = sobel_on_bus (&bus, 3);
   gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 32, 8));
   push_frames (h, 8, 32, &pushed);
   fail_unless_equals_int (pop_operators (bus, &slots), 1);
@@ -648,10 +671,7 @@ GST_START_TEST (test_larger_depth_operator_refused)
   }
   g_setenv ("CUDAVISION_TEST_COUNT_CREATES", "1", TRUE);
   g_setenv ("CUDAVISION_TEST_FAIL_FRAME", "create:1", TRUE);
-  bus = gst_bus_new ();
-  h = cvtest_harness_new ("cudasobel", NULL);
-  gst_element_set_bus (h->element, bus);
-  g_object_set (h->element, "pipeline-depth", 2, NULL);
+  h = sobel_on_bus (&bus, 2);
   gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 32, 8));
   push_frames (h, 6, 32, &pushed);
   fail_unless_equals_int (pop_operators (bus, &slots), 1);
@@ -706,21 +726,9 @@ GST_END_TEST;
 static guint
 pop_slots (GstBus * bus, guint * mask)
 {
-  GstMessage *m;
-  guint n = 0, slot;
+  guint slot;
 
-  *mask = 0;
-  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
-    const GstStructure *st = gst_message_get_structure (m);
-
-    if (gst_structure_has_name (st, "cudavision-test-slot")) {
-      fail_unless (gst_structure_get_uint (st, "slot", &slot));
-      *mask |= 1u << slot;
-      n++;
-    }
-    gst_message_unref (m);
-  }
-  return n;
+  return pop_test_messages (bus, "cudavision-test-slot", "slot", &slot, mask);
 }
 
 GST_START_TEST (test_slots_prepared_at_negotiation)
@@ -734,10 +742,7 @@ GST_START_TEST (test_slots_prepared_at_negotiation)
     return;
   }
   g_setenv ("CUDAVISION_TEST_COUNT_CREATES", "1", TRUE);
-  bus = gst_bus_new ();
-  h = cvtest_harness_new ("cudasobel", NULL);
-  gst_element_set_bus (h->element, bus);
-  g_object_set (h->element, "pipeline-depth", 3, NULL);
+  h = sobel_on_bus (&bus, 3);
   /* the caps only: set (and the slots prepared) at once */
   gst_harness_set_src_caps (h, cvtest_caps (GST_VIDEO_FORMAT_GRAY8, 32, 8));
   fail_unless_equals_int (pop_slots (bus, &mask), 3);
