@@ -49,6 +49,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#define _GNU_SOURCE             /* RUSAGE_THREAD */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -61,6 +62,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "nvml.h"
 #ifdef HAVE_CUDA
@@ -88,6 +91,7 @@ typedef struct
   gdouble seconds;
   gdouble live;                 /* --live FPS, 0: as fast as possible */
   gboolean no_floor, no_stats, check;
+  gboolean threads;             /* --threads: CPU per thread name */
   gboolean cold_start;          /* no start gate (see Gate) */
   gint stagger_ms;              /* stream i starts i * this late, no gate */
   gint devices[MAX_DEV];
@@ -164,6 +168,9 @@ typedef struct
   gboolean pts_bad;
   guint64 checksum;
   Stats st;
+  /* the push thread's own CPU and context switches (measured by it at its
+   * end: it is joined before /proc is read) */
+  guint64 push_cpu_ns, push_vcsw, push_ivcsw;
 } Stream;
 
 /* one run's figures */
@@ -489,9 +496,12 @@ stream_new (const Opts * o, guint idx, gint device, GstCaps * caps,
   t->src = gst_bin_get_by_name (GST_BIN (t->pipe), "src");
   t->el = gst_bin_get_by_name (GST_BIN (t->pipe), "el");
   t->sink = gst_bin_get_by_name (GST_BIN (t->pipe), "sink");
-  gst_util_set_object_arg (G_OBJECT (t->el), "backend", o->backend);
-  g_object_set (t->el, "pipeline-depth", (guint) o->depth, "post-stats",
-      !o->no_stats, NULL);
+  /* another element (identity: the harness's own cost) has none of these */
+  if (element_has_property (t->el, "backend")) {
+    gst_util_set_object_arg (G_OBJECT (t->el), "backend", o->backend);
+    g_object_set (t->el, "pipeline-depth", (guint) o->depth, "post-stats",
+        !o->no_stats, NULL);
+  }
   if (o->set_device)
     g_object_set (t->el, "device-id", device, NULL);
   if (o->priority >= 0) {
@@ -562,6 +572,7 @@ stream_free (Stream * t)
 }
 
 static gdouble cpu_seconds (void);
+static void push_thread_measure (Stream * t);
 
 /* Stream t at the gate: its first output out (or its pushing over), then
  * until every stream is there. The last one opens it; the measured phase
@@ -652,6 +663,7 @@ push_thread (gpointer data)
   if (!t->passed)
     gate_pass (t);
   gst_app_src_end_of_stream (GST_APP_SRC (t->src));
+  push_thread_measure (t);
   return NULL;
 }
 
@@ -663,6 +675,160 @@ cpu_seconds (void)
   getrusage (RUSAGE_SELF, &ru);
   return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* --threads: where the process CPU goes, per thread name. A thread's CPU
+ * time from /proc/self/task/TID/schedstat (ns on a CPU; stat's utime +
+ * stime in clock ticks where the kernel has no schedstat), its sleeps
+ * (voluntary context switches: a wait that blocked) and preemptions
+ * (involuntary) from its status. Threads that end before the second
+ * reading (the push threads) measure themselves (Stream.push_*). */
+typedef struct
+{
+  gint tid;
+  gchar comm[32];
+  guint64 cpu_ns, vcsw, ivcsw;
+} ThreadStat;
+
+static gboolean
+read_file_text (const gchar * path, gchar * buf, gsize size)
+{
+  FILE *f = fopen (path, "r");
+  gsize n;
+
+  if (!f)
+    return FALSE;
+  n = fread (buf, 1, size - 1, f);
+  fclose (f);
+  buf[n] = 0;
+  return n > 0;
+}
+
+static GArray *
+thread_stats_read (void)
+{
+  GArray *a = g_array_new (FALSE, TRUE, sizeof (ThreadStat));
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *name;
+  gchar path[128], buf[4096];
+
+  if (!dir)
+    return a;
+  while ((name = g_dir_read_name (dir))) {
+    ThreadStat t = { 0 };
+    gchar *p;
+
+    t.tid = atoi (name);
+    g_snprintf (path, sizeof (path), "/proc/self/task/%s/comm", name);
+    if (read_file_text (path, buf, sizeof (buf)))
+      g_strlcpy (t.comm, g_strstrip (buf), sizeof (t.comm));
+    g_snprintf (path, sizeof (path), "/proc/self/task/%s/schedstat", name);
+    if (read_file_text (path, buf, sizeof (buf))) {
+      t.cpu_ns = g_ascii_strtoull (buf, NULL, 10);
+    } else {
+      g_snprintf (path, sizeof (path), "/proc/self/task/%s/stat", name);
+      if (read_file_text (path, buf, sizeof (buf))
+          && (p = strrchr (buf, ')'))) {
+        gchar **f = g_strsplit (p + 2, " ", 0);
+        /* fields 14 and 15 of stat; f[0] is field 3 */
+        if (g_strv_length (f) > 13)
+          t.cpu_ns = (g_ascii_strtoull (f[11], NULL, 10) +
+              g_ascii_strtoull (f[12], NULL, 10)) * (1000000000ull /
+              (guint64) sysconf (_SC_CLK_TCK));
+        g_strfreev (f);
+      }
+    }
+    g_snprintf (path, sizeof (path), "/proc/self/task/%s/status", name);
+    if (read_file_text (path, buf, sizeof (buf))) {
+      if ((p = strstr (buf, "\nvoluntary_ctxt_switches:")))
+        t.vcsw = g_ascii_strtoull (p + 25, NULL, 10);
+      if ((p = strstr (buf, "\nnonvoluntary_ctxt_switches:")))
+        t.ivcsw = g_ascii_strtoull (p + 28, NULL, 10);
+    }
+    g_array_append_val (a, t);
+  }
+  g_dir_close (dir);
+  return a;
+}
+
+/* the push thread measures itself at its end */
+static void
+push_thread_measure (Stream * t)
+{
+  struct timespec ts;
+  struct rusage ru;
+
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+    t->push_cpu_ns = (guint64) ts.tv_sec * 1000000000ull + ts.tv_nsec;
+#ifdef RUSAGE_THREAD
+  if (getrusage (RUSAGE_THREAD, &ru) == 0) {
+    t->push_vcsw = ru.ru_nvcsw;
+    t->push_ivcsw = ru.ru_nivcsw;
+  }
+#endif
+}
+
+/* Print the CPU between two readings per thread name (digits at the end
+ * of a name dropped: "cudavision-out" of every stream together), per
+ * frame: CPU us, sleeps, preemptions. */
+static void
+thread_stats_print (GArray * before, GArray * after, Stream ** s,
+    guint n_streams, guint frames)
+{
+  GHashTable *groups = g_hash_table_new_full (g_str_hash, g_str_equal,
+      g_free, g_free);
+  GHashTableIter it;
+  gpointer key, val;
+  ThreadStat *push = g_new0 (ThreadStat, 1);
+  guint i, j;
+  gdouble total = 0;
+
+  for (i = 0; i < after->len; i++) {
+    ThreadStat *a = &g_array_index (after, ThreadStat, i), *g;
+    ThreadStat b = { 0 };
+    gchar *name = g_strdup (a->comm);
+    gsize l = strlen (name);
+
+    for (j = 0; j < before->len; j++)
+      if (g_array_index (before, ThreadStat, j).tid == a->tid)
+        b = g_array_index (before, ThreadStat, j);
+    while (l > 1 && g_ascii_isdigit (name[l - 1]))
+      name[--l] = 0;
+    g = g_hash_table_lookup (groups, name);
+    if (!g) {
+      g = g_new0 (ThreadStat, 1);
+      g_hash_table_insert (groups, name, g);
+    } else {
+      g_free (name);
+    }
+    g->tid++;                   /* threads in the group */
+    g->cpu_ns += a->cpu_ns - MIN (b.cpu_ns, a->cpu_ns);
+    g->vcsw += a->vcsw - MIN (b.vcsw, a->vcsw);
+    g->ivcsw += a->ivcsw - MIN (b.ivcsw, a->ivcsw);
+  }
+  for (i = 0; i < n_streams; i++) {
+    push->tid++;
+    push->cpu_ns += s[i]->push_cpu_ns;
+    push->vcsw += s[i]->push_vcsw;
+    push->ivcsw += s[i]->push_ivcsw;
+  }
+  g_hash_table_insert (groups, g_strdup ("push (bench)"), push);
+  frames = MAX (frames, 1);
+  g_hash_table_iter_init (&it, groups);
+  while (g_hash_table_iter_next (&it, &key, &val)) {
+    ThreadStat *g = val;
+
+    if (g->cpu_ns == 0 && g->vcsw == 0)
+      continue;
+    total += g->cpu_ns / 1e3 / frames;
+    g_print ("threads      %-18s x%-3d %7.2f us CPU, %5.2f sleeps, %5.2f "
+        "preempted per frame\n", (const gchar *) key, g->tid,
+        g->cpu_ns / 1e3 / frames, (gdouble) g->vcsw / frames,
+        (gdouble) g->ivcsw / frames);
+  }
+  g_print ("threads      all                     %7.2f us CPU per frame "
+      "(%u frames, warm-up included)\n", total, frames);
+  g_hash_table_unref (groups);
 }
 
 static gint
@@ -694,6 +860,7 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
   guint i, n_lat = 0, total_pushed = 0, d;
   gboolean ok = TRUE;
   guint64 lat_cap = 0;
+  GArray *th0 = NULL;
 
   memset (r, 0, sizeof (*r));
   r->stream_fps = g_new0 (gdouble, n_streams);
@@ -764,6 +931,8 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
     for (d = 0; d < o->n_devices; d++)
       g_free (bus_ids[d]);
   }
+  if (o->threads)
+    th0 = thread_stats_read ();
   cpu0 = cpu_seconds ();
   t0 = g_get_monotonic_time ();
   for (i = 0; i < n_streams; i++) {
@@ -788,6 +957,13 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
   }
   t_end = g_get_monotonic_time ();
   cpu1 = cpu_seconds ();
+  if (th0) {
+    GArray *th1 = thread_stats_read ();
+
+    thread_stats_print (th0, th1, s, n_streams, total_pushed);
+    g_array_unref (th1);
+    g_array_unref (th0);
+  }
   for (d = 0; d < MAX_DEV; d++)
     r->nvml[d] = -1;
   cv_nvml_sampler_stop (sampler, r->nvml);
@@ -867,11 +1043,15 @@ run_once (const Opts * o, guint n_streams, GstCaps * caps,
     if (oc)
       gst_caps_unref (oc);
     gst_object_unref (p);
-    g_object_get (s[0]->el, "active-backend", &a, NULL);
-    ec = g_type_class_ref (g_type_from_name ("GstCudaVisionBackend"));
-    ev = g_enum_get_value (ec, a);
-    r->active = g_strdup (ev ? ev->value_nick : "?");
-    g_type_class_unref (ec);
+    if (element_has_property (s[0]->el, "active-backend")) {
+      g_object_get (s[0]->el, "active-backend", &a, NULL);
+      ec = g_type_class_ref (g_type_from_name ("GstCudaVisionBackend"));
+      ev = g_enum_get_value (ec, a);
+      r->active = g_strdup (ev ? ev->value_nick : "?");
+      g_type_class_unref (ec);
+    } else {
+      r->active = g_strdup ("none");
+    }
   }
   for (i = 0; i < n_streams; i++)
     gst_element_set_state (s[i]->pipe, GST_STATE_NULL);
@@ -1823,6 +2003,10 @@ main (int argc, char **argv)
           "unless every stream delivered exactly --frames frames with "
           "increasing timestamps and the single-stream run's output "
           "(checksum of the visible bytes)", NULL},
+    {"threads", 0, 0, G_OPTION_ARG_NONE, &o.threads,
+        "Print each run's CPU per frame by thread name (/proc/self/task: "
+          "CPU time, sleeps, preemptions), to see where the process CPU "
+          "goes", NULL},
     {"no-floor", 0, 0, G_OPTION_ARG_NONE, &o.no_floor,
         "Do not measure the PCIe / device-memory floor", NULL},
     {"cold-start", 0, 0, G_OPTION_ARG_NONE, &o.cold_start,
