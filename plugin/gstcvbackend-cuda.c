@@ -101,7 +101,7 @@ static gboolean
 cuda_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
 {
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
-  CudaBackend be = { 0, 0, 0, -1, 0 };
+  CudaBackend be = { 0, 0, 0, -1, 0, {0}, 0 };
   int n = 0;
   cudaError_t err = cudaGetDeviceCount (&n);
 

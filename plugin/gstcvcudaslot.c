@@ -61,13 +61,18 @@ gst_cv_cuda_slot_ensure (GstCudaVisionBase * self, GstCvSlot * s)
   if (!CUDA_CHECK (self, cudaStreamCreateWithPriority (&c->stream,
               cudaStreamNonBlocking, stream_priority (self))))
     goto failed;
-  /* an event without timing is the cheaper one to record and wait for */
+  /* an event without timing is the cheaper one to record and wait for;
+   * none is a blocking-sync event (cudaEventBlockingSync): the driver
+   * wakes its own event-handler thread for each of those, which cost 12-20
+   * us of CPU per frame, and the streaming thread then spun in the driver
+   * (a 1080p NV12 frame in CUDA memory took 72 us of process CPU instead
+   * of 25 on an H200, issue #24): wait_event () queries instead */
   if (!CUDA_CHECK (self, cudaEventCreateWithFlags (&c->done,
-              cudaEventBlockingSync | cudaEventDisableTiming)))
+              cudaEventDisableTiming)))
     goto failed;
   for (i = 0; i < 4; i++)
     if (!CUDA_CHECK (self, cudaEventCreateWithFlags (&c->ev[i],
-                i == 3 ? cudaEventBlockingSync : cudaEventDefault)))
+                cudaEventDefault)))
       goto failed;
   return TRUE;
 
@@ -210,32 +215,83 @@ gst_cv_cuda_slot_free (GstCudaVisionBase * self, GstCvSlot * s)
     gst_cv_cuda_leave (self);
 }
 
-/* Wait for the frame's last event as wait-mode says: sleep in
- * cudaEventSynchronize (a blocking-sync event), or poll cudaEventQuery
- * (for ever, or for SPIN_US and then sleep). */
+/* Wait for the frame's last event as wait-mode says, querying it
+ * (cudaEventQuery: no system call, no driver thread):
+ * - block: sleep between queries. The first sleep lasts until 3/4 of
+ *   `expect_us` has passed since the frame's submission: the shortest time
+ *   from submission to seen done of the last 16 frames (robust to a slow
+ *   frame; it falls by a quarter at each frame seen done at once after
+ *   that sleep, and follows slower frames 16 frames later). Then sleeps of
+ *   SLEEP_MIN_US doubling up to an eighth of the time waited so far
+ *   (SLEEP_MIN_US .. SLEEP_MAX_US): a frame is seen done at most about
+ *   1/8 of its own time late (at most 250 us) in a few wake-ups. The
+ *   output thread sleeps with a timer slack of 1 us (gstcvscheduler.c),
+ *   so that a sleep of 4 us is one.
+ * - spin: query until done (the lowest latency, a core busy);
+ * - spin-then-block: query for SPIN_US, then as block.
+ * Measured on an H200 (docs/benchmarks.md, issue #24). */
 #define SPIN_US 100
+#define SLEEP_MIN_US 4
+#define SLEEP_MAX_US 250
 
 static cudaError_t
-wait_event (cudaEvent_t ev, GstCudaVisionWaitMode mode)
+wait_event (cudaEvent_t ev, GstCudaVisionWaitMode mode, gint64 submitted,
+    gint expect_us)
 {
-  if (mode != GST_CUDA_VISION_WAIT_BLOCK) {
-    gint64 until = mode == GST_CUDA_VISION_WAIT_SPIN ? G_MAXINT64 :
-        g_get_monotonic_time () + SPIN_US;
-    cudaError_t err;
+  gint64 now = g_get_monotonic_time (), until;
+  gint step = SLEEP_MIN_US;
+  cudaError_t err;
 
-    while ((err = cudaEventQuery (ev)) == cudaErrorNotReady) {
-      if (g_get_monotonic_time () >= until)
-        break;
-    }
+  if (mode == GST_CUDA_VISION_WAIT_SPIN_THEN_BLOCK) {
+    until = now + SPIN_US;
+    while ((err = cudaEventQuery (ev)) == cudaErrorNotReady
+        && g_get_monotonic_time () < until);
     if (err != cudaErrorNotReady)
       return err;
+  } else if (mode == GST_CUDA_VISION_WAIT_SPIN) {
+    while ((err = cudaEventQuery (ev)) == cudaErrorNotReady);
+    return err;
   }
-  return cudaEventSynchronize (ev);
+  if ((err = cudaEventQuery (ev)) != cudaErrorNotReady)
+    return err;
+  until = submitted + expect_us * 3 / 4;
+  now = g_get_monotonic_time ();
+  if (until > now)
+    g_usleep (until - now);
+  while ((err = cudaEventQuery (ev)) == cudaErrorNotReady) {
+    g_usleep (step);
+    now = g_get_monotonic_time ();
+    step = CLAMP (MIN (step * 2, (now - submitted) / 8), SLEEP_MIN_US,
+        SLEEP_MAX_US);
+  }
+  return err;
+}
+
+/* the shortest of the last frames' times from submission to seen done */
+static gint
+expectation (CudaBackend * be)
+{
+  guint i, n = MIN (be->took_n, G_N_ELEMENTS (be->took_us));
+  gint e = n ? G_MAXINT : 0;
+
+  for (i = 0; i < n; i++)
+    e = MIN (e, be->took_us[i]);
+  return e;
+}
+
+static void
+record_time (CudaBackend * be, gint64 submitted)
+{
+  gint64 took = g_get_monotonic_time () - submitted;
+
+  be->took_us[be->took_n++ % G_N_ELEMENTS (be->took_us)] =
+      (gint) CLAMP (took, 0, G_MAXINT);
 }
 
 CvStatus
 gst_cv_cuda_slot_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
 {
+  CudaBackend *be = cuda_backend (self);
   CudaSlot *c = s->backend_state;
   gboolean ok = TRUE;
   guint p, i;
@@ -243,8 +299,11 @@ gst_cv_cuda_slot_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
 
   if (!gst_cv_cuda_enter (self, TRUE))
     return gst_cv_pending_status (self, CV_ERROR_CUDA);
-  if (!CUDA_CHECK (self, wait_event (c->last, s->wait_mode)))
+  if (!CUDA_CHECK (self, wait_event (c->last, s->wait_mode, s->submit_time,
+              expectation (be))))
     ok = FALSE;
+  else
+    record_time (be, s->submit_time);
   for (i = 0; ok && s->timed && i < 3; i++) {
     if (!CUDA_CHECK (self, cudaEventElapsedTime (&t, c->ev[i], c->ev[i + 1])))
       ok = FALSE;

@@ -33,11 +33,12 @@ gst_cuda_vision_wait_mode_get_type (void)
   static gsize id = 0;
   static const GEnumValue values[] = {
     {GST_CUDA_VISION_WAIT_BLOCK,
-        "Sleep until the GPU is done (no CPU spent)", "block"},
+          "Sleep between queries until the GPU is done (little CPU)",
+        "block"},
     {GST_CUDA_VISION_WAIT_SPIN,
         "Poll until the GPU is done (lowest latency, one core busy)", "spin"},
     {GST_CUDA_VISION_WAIT_SPIN_THEN_BLOCK,
-        "Poll for up to 100 us, then sleep", "spin-then-block"},
+        "Poll for up to 100 us, then as block", "spin-then-block"},
     {0, NULL, NULL}
   };
 

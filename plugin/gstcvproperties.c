@@ -244,15 +244,19 @@ gst_cv_properties_install (GObjectClass * gobject_class)
 
   /**
    * GstCudaVisionBase:wait-mode:
-   * How the streaming thread waits for a frame on the GPU: block (sleep on
-   * a blocking-sync event, default), spin (poll it: lowest latency, one
-   * core busy) or spin-then-block (poll up to 100 us, then sleep). No effect
-   * on the CPU backend. Takes effect at the next frame.
+   * How the output thread waits for a frame on the GPU: block (default:
+   * it sleeps between queries of the frame's event, first for about 3/4 of
+   * the recent frames' time, then in short steps; a frame is seen done at
+   * most about 1/8 of its time late, 250 us at most), spin (it queries
+   * without sleeping: lowest latency, one core busy) or spin-then-block
+   * (queries for up to 100 us, then as block). No effect on the CPU
+   * backend. Takes effect at the next frame.
    */
   g_object_class_install_property (gobject_class, PROP_WAIT_MODE,
       g_param_spec_enum ("wait-mode", "Wait mode",
-          "How to wait for the GPU: block (no CPU), spin (lowest latency) or "
-          "spin-then-block", GST_TYPE_CUDA_VISION_WAIT_MODE,
+          "How to wait for the GPU: block (sleep between queries), spin "
+          "(lowest latency, a core busy) or spin-then-block",
+          GST_TYPE_CUDA_VISION_WAIT_MODE,
           DEFAULT_WAIT_MODE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 

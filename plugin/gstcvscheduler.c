@@ -33,6 +33,9 @@
 #endif
 
 #include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "gstcvscheduler-private.h"
 #include "gstcvcudacontext.h"
@@ -428,6 +431,12 @@ output_loop (gpointer data)
   GstCudaVisionBase *self = sc->self;
 
   GST_DEBUG_OBJECT (self, "output thread started");
+#ifdef __linux__
+  /* the CUDA backend's waits sleep a few microseconds at a time
+   * (gstcvcudaslot.c); with Linux's default timer slack each would last
+   * 50 us more */
+  prctl (PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+#endif
   g_mutex_lock (&sc->lock);
   while (!sc->stopping) {
     GstCvSlot *s;
