@@ -28,6 +28,15 @@
  *     and gemm above (measured: gemm2 faster at 64x64, slower at
  *     200x150); else direct. CUDAVISION_TM_PATH=direct, gemm or gemm2
  *     forces one for every size (read when the workspace is made).
+ *     Split-K (gemm, gemm2; issue #25): where the frame's windows make
+ *     less than one wave of blocks (1080p: 240 blocks of gemm2 for 132
+ *     SMs), the template is cut into bands (rows x 32-column k-steps,
+ *     split_band), one per blockIdx.z: each block correlates its band
+ *     with the image shifted by the band's offset into a partial plane
+ *     of exact integers (kWinRaw32 / kWinRaw), and split_sum_kernel adds
+ *     the planes of each window (integers: any order, the same sum) and
+ *     scores it as the unsplit kernel would (choose_split;
+ *     CUDAVISION_TM_SPLITK=0, N or CxR overrides).
  *     The score (cvtemplatematch-score.h, double, no FMA contraction) is
  *     stored as float in a score map of (W-tw+1) x (H-th+1).
  *  4. Best matches: per match, a grid-stride block reduction over the
@@ -47,7 +56,9 @@
 #include "cvtemplatematch-score.h"
 
 #include <cuda_runtime.h>
+#include <algorithm>
 #include <new>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,13 +96,25 @@ struct Workspace
   int path_env;                 /* CUDAVISION_TM_PATH: 0 auto, 1 direct,
                                  * 2 gemm, 4 gemm2 (read when the workspace
                                  * is made) */
-  int gemm_ok;                  /* -1 unknown, else the tensor-core kernel
-                                 * runs as sm_80+ code on this device */
+  int gemm_ok;                  /* the tensor-core kernels run as sm_80+
+                                 * code on this device (found when the
+                                 * workspace is made: workspace_probe) */
   int gemm2_ok;                 /* gemm_ok and corr_mma2_kernel's dynamic
                                  * shared memory granted */
   /* the template packed for corr_mma2_kernel (tm_pack_kernel) */
   uint8_t *tpack;
   size_t tpack_cap;
+  /* split-K (choose_split): CUDAVISION_TM_SPLITK, read when the workspace
+   * is made: split_n -1 automatic, 0 or 1 none, N at least N bands;
+   * "CxR": split_si x split_sj bands (else 0) */
+  int split_n, split_si, split_sj;
+  /* blocks of corr_mma_kernel and corr_mma2_kernel (<false>, <true>)
+   * resident on the device at once, one wave (0: unknown, no automatic
+   * split); found when the workspace is made */
+  int wave_gemm[2], wave_gemm2[2];
+  /* the bands' partial planes (bytes) */
+  uint8_t *part;
+  size_t part_cap;
 };
 
 constexpr int kRedThreads = 256;
@@ -99,24 +122,27 @@ constexpr int kRedBlocks = 1024;
 
 /* Where a correlation kernel's window sums come from, or where its raw
  * correlation goes (masked templates: the mask's correlations first, then
- * the template's with these as the window sums):
+ * the template's with these as the window sums; split-K: each band's
+ * partial correlation, then the sum scored by split_sum_kernel):
  *   kWinIntegral: S, Q are the integral images ((W+1) x (H+1)), unsigned
  *                 long long;
  *   kWinIntegral32: the same in uint32_t, modulo 2^32 (templates of at
  *                 most kIntegral32MaxPixels pixels: see integral_rows);
  *   kWinArrays:   S, Q hold each window's sums (rw x rh, long long);
- *   kWinRaw:      raw[y * rw + x] = C (no score);
+ *   kWinRaw:      raw[y * rw + x] = C (no score; raw as long long);
  *   kWinRawAcc:   raw[y * rw + x] = 256 raw[y * rw + x] + C (the square of
- *                 the luma as high byte then low byte). */
+ *                 the luma as high byte then low byte; long long);
+ *   kWinRaw32:    raw[y * rw + x] = C as uint32_t (split-K partial planes
+ *                 of templates whose sums stay below 2^32). */
 enum
 { kWinIntegral = 0, kWinArrays = 1, kWinRaw = 2, kWinRawAcc = 3,
-  kWinIntegral32 = 4
+  kWinIntegral32 = 4, kWinRaw32 = 5
 };
 
 struct WinSums
 {
   const void *S, *Q;            /* element type by mode (above) */
-  long long *raw;
+  void *raw;                    /* element type by mode (above) */
   int mode;
 };
 
@@ -364,11 +390,16 @@ store_score (const CvTmScoreConst * k, long long c, int x, int y, int w,
   long long ws, wq;
 
   if (win.mode == kWinRaw) {
-    win.raw[o] = c;
+    static_cast < long long *>(win.raw)[o] = c;
     return;
   }
   if (win.mode == kWinRawAcc) {
-    win.raw[o] = win.raw[o] * 256 + c;
+    long long *raw = static_cast < long long *>(win.raw);
+    raw[o] = raw[o] * 256 + c;
+    return;
+  }
+  if (win.mode == kWinRaw32) {
+    static_cast < uint32_t * >(win.raw)[o] = (uint32_t) c;
     return;
   }
   if (win.mode == kWinArrays) {
@@ -636,7 +667,80 @@ corr_dp4a_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
   }
 }
 
-/* ---- 3c. correlation on 8-bit tensor cores (implicit GEMM) ------------ */
+/* ---- 3c. split-K of the tensor-core correlations ----------------------- */
+
+/* The correlation of window (x, y), sum_j sum_i T(j, i) I(y + j, x + i),
+ * split over bands of the template: rows j in [y0, y0 + h), columns i in
+ * [x0, x0 + w). A band's part is the correlation of the band (a template
+ * of its own, rows of the whole template's stride) with the image shifted
+ * by (x0, y0) (the window grid is the same: x + x0 + i stays below W for
+ * every window and band column); the parts are exact integers, so their
+ * sum, in any order, is the whole correlation. si column bands of whole
+ * 32-column k-steps (as even as they go: the MMAs' k-steps stay whole)
+ * times sj even row bands; band z = blockIdx.z is column band z % si, row
+ * band z / si. si <= the k-steps, sj <= th (no empty band). The kernels
+ * take the split as a template parameter (SPLIT): unsplit, they are the
+ * kernels as they were. */
+struct TmSplit
+{
+  int si, sj;
+};
+
+struct TmBand
+{
+  int x0, y0, w, h;
+};
+
+__device__ inline TmBand
+split_band (TmSplit sp, int z, int tw, int th)
+{
+  const int bi = z % sp.si, bj = z / sp.si;
+  const int nks = (tw + 31) / 32;
+  const int x1 = 32 * ((bi + 1) * nks / sp.si);
+  TmBand b;
+
+  b.x0 = 32 * (bi * nks / sp.si);
+  b.y0 = bj * th / sp.sj;
+  b.w = (x1 < tw ? x1 : tw) - b.x0;
+  b.h = (bj + 1) * th / sp.sj - b.y0;
+  return b;
+}
+
+/* Where this block's band writes its part: plane blockIdx.z of rw x rh
+ * windows of the raw modes (kWinRaw32, kWinRaw). */
+__device__ inline WinSums
+split_plane (WinSums win, int rw, int rh)
+{
+  const size_t off = (size_t) blockIdx.z * rw * rh;
+
+  if (win.mode == kWinRaw32)
+    win.raw = static_cast < uint32_t * >(win.raw) + off;
+  else if (win.mode == kWinRaw)
+    win.raw = static_cast < long long *>(win.raw) + off;
+  return win;
+}
+
+/* The sum of the n parts of each window (planes of rw x rh elements T:
+ * uint32_t where the whole template's sums stay below 2^32, else long
+ * long), stored as win says: the score, as the unsplit kernel
+ * stores it, or the raw correlation of a masked template's pass. */
+template < typename T >
+__global__ void
+split_sum_kernel (const T * __restrict__ part, int n, int w, int tw, int th,
+    WinSums win, float *__restrict__ map, int rw, int rh, CvTmScoreConst k)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= rw || y >= rh)
+    return;
+  const size_t plane = (size_t) rw * rh, o = (size_t) y * rw + x;
+  unsigned long long c = 0;
+  for (int z = 0; z < n; z++)
+    c += part[z * plane + o];
+  store_score (&k, (long long) c, x, y, w, tw, th, win, map, rw);
+}
+
+/* ---- 3d. correlation on 8-bit tensor cores (implicit GEMM) ------------ */
 
 /* The correlation as a sum of GEMMs D[m][n] += A[m][k] B[k][n] with
  * mma.sync.m16n8k32 (u8 x u8 -> s32, exact; sm_80+):
@@ -661,10 +765,10 @@ constexpr int kGemmWarps = 4;
 constexpr int kGemmBX = 32 * kGemmWarps;        /* 128 windows */
 constexpr int kGemmBY = 32;     /* rows */
 
-template < bool WIDE >
+template < bool WIDE, bool SPLIT >
 __global__ void __launch_bounds__ (32 * kGemmWarps)
 corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
-    const uint8_t * __restrict__ tmpl, int tw, int th,
+    const uint8_t * __restrict__ tmpl, int tw, int th, TmSplit sp,
     WinSums win, float *__restrict__ map, int rw, int rh, CvTmScoreConst k)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -682,6 +786,15 @@ corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
   const int g = lane >> 2, t = lane & 3;
   const int bx = blockIdx.x * kGemmBX, by = blockIdx.y * kGemmBY;
   const int wx = warp * 32;     /* the warp's windows in the block */
+  /* split-K (SPLIT): the block's band of the template (rows of stride
+   * tw) and the image shifted by its offset, iw x ih (its part goes into
+   * plane blockIdx.z: split_plane); else the whole template (the split's
+   * offsets take 8 registers: 7 blocks an SM instead of 8) */
+  const TmBand band = SPLIT ? split_band (sp, blockIdx.z, tw, th) :
+      TmBand { 0, 0, tw, th };
+  const uint8_t *__restrict__ bt = tmpl + (size_t) band.y0 * tw + band.x0;
+  const uint8_t *__restrict__ bl = lum + (size_t) band.y0 * ls + band.x0;
+  const int iw = w - band.x0, ih = h - band.y0;
 
   int acc[2][4][4];
   unsigned long long c64[WIDE ? 2 : 1][WIDE ? 4 : 1][WIDE ? 4 : 1];
@@ -703,10 +816,10 @@ corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
   const int lm_col = (lane >> 4) * 16;
   const uint32_t sT_base = (uint32_t) __cvta_generic_to_shared (&sT[0][0]);
 
-  for (int j0 = 0; j0 < th; j0 += kGemmCJ) {
-    const int cj = min (kGemmCJ, th - j0);
-    for (int i0 = 0; i0 < tw; i0 += kGemmCI) {
-      const int ci = min (kGemmCI, tw - i0);
+  for (int j0 = 0; j0 < band.h; j0 += kGemmCJ) {
+    const int cj = min (kGemmCJ, band.h - j0);
+    for (int i0 = 0; i0 < band.w; i0 += kGemmCI) {
+      const int ci = min (kGemmCI, band.w - i0);
       __syncthreads ();         /* previous chunk fully consumed */
       {
         uint32_t *t32 = reinterpret_cast < uint32_t * >(&sT[0][0]);
@@ -715,7 +828,7 @@ corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
           const int jj = idx / tww - 15, ii = (idx % tww) * 4;
           uint32_t v = 0;
           if (jj >= 0 && jj < cj) {
-            const uint8_t *tr = tmpl + (size_t) (j0 + jj) * tw + i0;
+            const uint8_t *tr = bt + (size_t) (j0 + jj) * tw + i0;
 #pragma unroll
             for (int b = 0; b < 4; b++)
               if (ii + b < ci)
@@ -728,11 +841,11 @@ corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
         const int r = idx / kGemmIWW, wd = idx % kGemmIWW;
         const int gy = by + j0 + r, gx = bx + i0 + wd * 4;
         uint32_t v = 0;
-        if (gy < h) {
-          const uint8_t *row = lum + (size_t) gy * ls;
+        if (gy < ih) {
+          const uint8_t *row = bl + (size_t) gy * ls;
 #pragma unroll
           for (int b = 0; b < 4; b++)
-            if (gx + b < w)
+            if (gx + b < iw)
               v |= (uint32_t) row[gx + b] << (8 * b);
         }
         sI[r][wd] = v;
@@ -796,6 +909,7 @@ corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
 
   /* D fragment: e = 0: (m = g, n = 2t), 1: (g, 2t + 1), 2: (g + 8, 2t),
    * 3: (g + 8, 2t + 1); window x = bx + wx + s + 4 n */
+  const WinSums out = SPLIT ? split_plane (win, rw, rh) : win;
 #pragma unroll
   for (int mt = 0; mt < 2; mt++)
 #pragma unroll
@@ -811,13 +925,13 @@ corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
         const long long cv = WIDE ?
             (long long) c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] :
             (long long) (uint32_t) acc[mt][s][e];
-        store_score (&k, cv, x, y, w, tw, th, win, map, rw);
+        store_score (&k, cv, x, y, w, tw, th, out, map, rw);
       }
     }
 #endif
 }
 
-/* ---- 3d. tensor cores, larger warp tiles, pipelined chunks (gemm2) ----- */
+/* ---- 3e. tensor cores, larger warp tiles, pipelined chunks (gemm2) ----- */
 
 /* The GEMM of corr_mma_kernel (same A, B, m, n, k and the same exact s32
  * or 64-bit sums), organised so that the tensor cores, not the loads, set
@@ -908,13 +1022,15 @@ g2_cp_async16 (uint32_t saddr, const void *g)
 }
 
 /* Stages chunk (j0, i0) into buffer b: template rows j0 - 15 .. j0 + 78
- * (zero outside the chunk's cj rows), image rows by + j0 .. + IH - 1,
- * columns bx + i0 .. + 191 (zero beyond the frame). */
+ * (zero outside the chunk's cj rows, and the 16-byte pieces that start at
+ * or past its ci columns: a split's band ends inside the packed row, whose
+ * next bytes are another band's or beyond the last row), image rows
+ * by + j0 .. + IH - 1, columns bx + i0 .. + 191 (zero beyond the frame). */
 template < bool WIDE >
 __device__ __forceinline__ void
 g2_stage (uint8_t * smem, int b, const uint8_t * __restrict__ lum, size_t ls,
     int w, int h, bool vec, const uint8_t * __restrict__ tp, int pw,
-    int j0, int i0, int cj, int bx, int by)
+    int j0, int i0, int cj, int ci, int bx, int by)
 {
   constexpr int IH = g2_by (WIDE) + kG2CJ - 1;
   const int tid = threadIdx.x;
@@ -925,7 +1041,7 @@ g2_stage (uint8_t * smem, int b, const uint8_t * __restrict__ lum, size_t ls,
   for (int idx = tid; idx < kG2TRows * 4; idx += 32 * kG2Warps) {
     const int q = idx >> 2, p = idx & 3, jj = q - 15;
     uint8_t *d = sT + q * kG2TStride + p * 16;
-    if (jj >= 0 && jj < cj)
+    if (jj >= 0 && jj < cj && p * 16 < ci)
       g2_cp_async16 ((uint32_t) __cvta_generic_to_shared (d),
           tp + (size_t) (j0 + jj) * pw + i0 + p * 16);
     else
@@ -954,11 +1070,12 @@ g2_stage (uint8_t * smem, int b, const uint8_t * __restrict__ lum, size_t ls,
   asm volatile ("cp.async.commit_group;"::);
 }
 
-template < bool WIDE >
+template < bool WIDE, bool SPLIT >
 __global__ void __launch_bounds__ (32 * kG2Warps)
 corr_mma2_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
     int vec, const uint8_t * __restrict__ tp, int pw, int tw, int th,
-    WinSums win, float *__restrict__ map, int rw, int rh, CvTmScoreConst k)
+    TmSplit sp, WinSums win, float *__restrict__ map, int rw, int rh,
+    CvTmScoreConst k)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   constexpr int MT = g2_mtiles (WIDE);
@@ -970,6 +1087,15 @@ corr_mma2_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
   const int g = lane >> 2, t = lane & 3;
   const int bx = blockIdx.x * kG2BX, by = blockIdx.y * BY;
   const int wx = warp * 32;     /* the warp's windows in the block */
+  /* split-K (SPLIT): the block's band of the packed template (rows of
+   * stride pw; x0 a multiple of 32 keeps the 16-byte copies aligned) and
+   * the image shifted by its offset, iw x ih (its part goes into plane
+   * blockIdx.z: split_plane); else the whole template */
+  const TmBand band = SPLIT ? split_band (sp, blockIdx.z, tw, th) :
+      TmBand { 0, 0, tw, th };
+  const uint8_t *__restrict__ bt = tp + (size_t) band.y0 * pw + band.x0;
+  const uint8_t *__restrict__ bl = lum + (size_t) band.y0 * ls + band.x0;
+  const int iw = w - band.x0, ih = h - band.y0;
 
   int acc[MT][4][4];
   unsigned long long c64[WIDE ? MT : 1][WIDE ? 4 : 1][WIDE ? 4 : 1];
@@ -990,22 +1116,23 @@ corr_mma2_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
   const uint32_t smem_base =
       (uint32_t) __cvta_generic_to_shared (&g2_smem_buf[0]);
 
-  /* chunks in order: j0 outer, i0 inner */
-  const int nci = (tw + kG2CI - 1) / kG2CI;
-  const int nch = nci * ((th + kG2CJ - 1) / kG2CJ);
+  /* the band's chunks in order: j0 outer, i0 inner */
+  const int nci = (band.w + kG2CI - 1) / kG2CI;
+  const int nch = nci * ((band.h + kG2CJ - 1) / kG2CJ);
   const bool v16 = vec != 0;
 
-  g2_stage < WIDE > (g2_smem_buf, 0, lum, ls, w, h, v16, tp, pw, 0, 0,
-      min (kG2CJ, th), bx, by);
+  g2_stage < WIDE > (g2_smem_buf, 0, bl, ls, iw, ih, v16, bt, pw, 0, 0,
+      min (kG2CJ, band.h), min (kG2CI, band.w), bx, by);
   for (int c = 0; c < nch; c++) {
     const int j0 = (c / nci) * kG2CJ, i0 = (c % nci) * kG2CI;
-    const int cj = min (kG2CJ, th - j0), ci = min (kG2CI, tw - i0);
+    const int cj = min (kG2CJ, band.h - j0), ci = min (kG2CI, band.w - i0);
     const int b = c & 1;
     if (c + 1 < nch) {
       /* buffer b ^ 1 was released by the barrier that ended chunk c - 1 */
-      const int nj0 = ((c + 1) / nci) * kG2CJ;
-      g2_stage < WIDE > (g2_smem_buf, b ^ 1, lum, ls, w, h, v16, tp, pw,
-          nj0, ((c + 1) % nci) * kG2CI, min (kG2CJ, th - nj0), bx, by);
+      const int nj0 = ((c + 1) / nci) * kG2CJ, ni0 = ((c + 1) % nci) * kG2CI;
+      g2_stage < WIDE > (g2_smem_buf, b ^ 1, bl, ls, iw, ih, v16, bt, pw,
+          nj0, ni0, min (kG2CJ, band.h - nj0), min (kG2CI, band.w - ni0),
+          bx, by);
       asm volatile ("cp.async.wait_group 1;"::);
     } else {
       asm volatile ("cp.async.wait_group 0;"::);
@@ -1092,6 +1219,7 @@ corr_mma2_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
       }
     }
   __syncthreads ();
+  const WinSums out = SPLIT ? split_plane (win, rw, rh) : win;
   for (int idx = tid; idx < BY * kG2BX; idx += 32 * kG2Warps) {
     const int yy = idx / kG2BX, xx = idx % kG2BX;
     const int x = bx + xx, y = by + yy;
@@ -1099,7 +1227,7 @@ corr_mma2_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
       continue;
     const long long cv = WIDE ? (long long) sC64[yy * kG2CStride + xx] :
         (long long) sC32[yy * kG2CStride + xx];
-    store_score (&k, cv, x, y, w, tw, th, win, map, rw);
+    store_score (&k, cv, x, y, w, tw, th, out, map, rw);
   }
 #endif
 }
@@ -1320,6 +1448,71 @@ path_from_env (void)
   return kPathAuto;
 }
 
+/* CUDAVISION_TM_SPLITK (debug/benchmark override of choose_split): unset,
+ * "auto" or anything else the automatic choice; "0" or "1" no split; "N"
+ * at least N bands, shaped as the automatic ones (split_shape); "CxR" C
+ * column bands times R row bands (at most the template's k-steps and
+ * rows). */
+void
+split_from_env (Workspace * ws)
+{
+  const char *e = getenv ("CUDAVISION_TM_SPLITK");
+  int a, b;
+  char extra;
+
+  ws->split_n = -1;
+  ws->split_si = ws->split_sj = 0;
+  if (!e)
+    return;
+  if (sscanf (e, "%dx%d%c", &a, &b, &extra) == 2 && a >= 1 && b >= 1) {
+    ws->split_si = a;
+    ws->split_sj = b;
+  } else if (sscanf (e, "%d%c", &a, &extra) == 1 && a >= 0) {
+    ws->split_n = a;
+  }
+}
+
+/* Split-K (3c, choose_split): where the windows make less than one wave
+ * of blocks, bands for about kSplitWaves waves, at most kSplitMaxBands
+ * of them, row bands of at least kSplitMinRows rows beyond the template's
+ * 64-row chunks; none where the partial planes would take more than
+ * kSplitMaxBytes. */
+constexpr int kSplitWaves = 2, kSplitMaxBands = 16, kSplitMinRows = 32;
+constexpr size_t kSplitMaxBytes = (size_t) 64 << 20;
+
+/* bytes of an element of a split's partial planes: uint32_t where the
+ * whole template's sums stay below 2^32 (at most kIntegral32MaxPixels
+ * pixels: N 255^2 < 2^32; a band's sums are at most the whole's), else
+ * long long */
+size_t
+split_elem (int tw, int th)
+{
+  return (long long) tw * th <= kIntegral32MaxPixels ? sizeof (uint32_t) :
+      sizeof (long long);
+}
+
+/* The bands of about want parts of a tw x th template, added where they
+ * cost least: (1) row bands up to the template's 64-row chunks (even
+ * bands of at most 64 rows: no more chunks than unsplit, so no more
+ * MMAs), (2) column bands up to its 32-column k-steps (no more MMAs; a
+ * band narrower than a chunk stages a chunk of its own), (3) row bands
+ * again, of at least min_rows rows (each chunk adds 15 rows of MMAs per
+ * m-tile, the m-tile's padding). The count is rounded up to whole rows of
+ * bands. E.g. 64x64: 2 x 2 for 4; 200x150: 2 x 3 for 6. */
+TmSplit
+split_shape (int want, int tw, int th, int min_rows)
+{
+  static_assert (kG2CJ == 64, "both tensor-core kernels: 64-row chunks");
+  const int ncj = cv_div_up (th, kG2CJ), nks = cv_div_up (tw, 32);
+  const int rows_max = std::max (ncj, th / min_rows);
+  TmSplit sp;
+
+  sp.sj = std::min (want, ncj);
+  sp.si = std::min (cv_div_up (want, sp.sj), nks);
+  sp.sj = std::max (sp.sj, std::min (cv_div_up (want, sp.si), rows_max));
+  return sp;
+}
+
 template < typename T > cudaError_t
 ensure (T ** p, size_t * cap, size_t n)
 {
@@ -1356,6 +1549,7 @@ workspace_clear (Workspace * ws)
   cudaFree (ws->pidx);
   cudaFree (ws->res);
   cudaFree (ws->tpack);
+  cudaFree (ws->part);
   memset (ws, 0, sizeof (*ws));
 }
 
@@ -1388,6 +1582,72 @@ ensure_fixed (Workspace * ws)
   if (!ws->res)
     CV_CUDA_TRY (cudaMalloc ((void **) &ws->res,
             sizeof (CvTemplateMatchResult)));
+  return CV_OK;
+}
+
+/* blocks of kernel f (128 threads, smem bytes of dynamic shared memory)
+ * resident on one SM at once, 0 when the runtime cannot tell */
+int
+blocks_per_sm (const void *f, int smem)
+{
+  int n = 0;
+
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n, f, 128, smem)
+      != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return 0;
+  }
+  return n;
+}
+
+/* What the device runs, once per workspace: whether the tensor-core
+ * kernels run as sm_80+ code (gemm_ok), with gemm2's dynamic shared
+ * memory (gemm2_ok), and a wave of each unsplit kernel (wave_gemm,
+ * wave_gemm2: its resident blocks times the SMs) for the automatic
+ * split. */
+CvStatus
+workspace_probe (Workspace * ws)
+{
+  static_assert (32 * kGemmWarps == 128 && 32 * kG2Warps == 128,
+      "blocks_per_sm: 128 threads");
+  cudaFuncAttributes fa;
+  int dev, sms;
+
+  CV_CUDA_TRY (cudaFuncGetAttributes (&fa,
+          corr_mma_kernel < false, false >));
+  ws->gemm_ok = fa.binaryVersion >= 80;
+  /* corr_mma2_kernel: more than 48 KiB of dynamic shared memory */
+  ws->gemm2_ok = ws->gemm_ok
+      && cudaFuncSetAttribute (corr_mma2_kernel < false, false >,
+      cudaFuncAttributeMaxDynamicSharedMemorySize,
+      g2_smem (false)) == cudaSuccess
+      && cudaFuncSetAttribute (corr_mma2_kernel < false, true >,
+      cudaFuncAttributeMaxDynamicSharedMemorySize,
+      g2_smem (false)) == cudaSuccess
+      && cudaFuncSetAttribute (corr_mma2_kernel < true, false >,
+      cudaFuncAttributeMaxDynamicSharedMemorySize,
+      g2_smem (true)) == cudaSuccess
+      && cudaFuncSetAttribute (corr_mma2_kernel < true, true >,
+      cudaFuncAttributeMaxDynamicSharedMemorySize,
+      g2_smem (true)) == cudaSuccess;
+  if (!ws->gemm2_ok)
+    (void) cudaGetLastError ();         /* not sticky: clear it */
+  if (!ws->gemm_ok || cudaGetDevice (&dev) != cudaSuccess
+      || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev)
+      != cudaSuccess) {
+    (void) cudaGetLastError ();         /* no automatic split */
+    return CV_OK;
+  }
+  ws->wave_gemm[0] = sms * blocks_per_sm ((const void *)
+      corr_mma_kernel < false, false >, 0);
+  ws->wave_gemm[1] = sms * blocks_per_sm ((const void *)
+      corr_mma_kernel < true, false >, 0);
+  if (ws->gemm2_ok) {
+    ws->wave_gemm2[0] = sms * blocks_per_sm ((const void *)
+        corr_mma2_kernel < false, false >, g2_smem (false));
+    ws->wave_gemm2[1] = sms * blocks_per_sm ((const void *)
+        corr_mma2_kernel < true, false >, g2_smem (true));
+  }
   return CV_OK;
 }
 
@@ -1437,35 +1697,72 @@ launch_integral (const uint8_t * lum, size_t ls, int w, int h, T * S, T * Q,
   return cudaGetLastError ();
 }
 
+/* The blocks of a tensor-core path's kernel over rw x rh windows (wide:
+ * the kernel's 64-bit variant, templates above kGemmMaxExact pixels);
+ * blockIdx.z, the split's bands, is set by the caller. */
+dim3
+mma_grid (int path, bool wide, int rw, int rh)
+{
+  if (path == kPathGemm2)
+    return dim3 (cv_div_up (rw, kG2BX), cv_div_up (rh, g2_by (wide)));
+  return dim3 (cv_div_up (rw, kGemmBX), cv_div_up (rh, kGemmBY));
+}
+
+/* The split of a tw x th template's correlation on path over rw x rh
+ * windows (3c): none but on the tensor-core paths. Automatic: where the
+ * windows make fewer blocks than one wave of the kernel on this device
+ * (wave_gemm, wave_gemm2; 1080p, 64x64 on gemm2: 240 blocks for a wave
+ * of 396 on an H200), enough bands for about kSplitWaves waves (at most
+ * kSplitMaxBands), shaped by split_shape with rows of at least
+ * kSplitMinRows: none for frames that fill the device, or templates of
+ * one k-step (32 columns) and fewer than 2 kSplitMinRows rows.
+ * CUDAVISION_TM_SPLITK sets the count or the shape instead (rows down to
+ * 1). None where the partial planes would take more than kSplitMaxBytes.
+ * A function of the workspace's settings and the sizes only: the same for
+ * the allocation and the launches. */
+TmSplit
+choose_split (const Workspace * ws, int path, int tw, int th, int rw, int rh)
+{
+  const TmSplit none = { 1, 1 };
+  TmSplit sp;
+
+  if (path != kPathGemm && path != kPathGemm2)
+    return none;
+  if (ws->split_si > 0) {
+    sp.si = std::min (ws->split_si, cv_div_up (tw, 32));
+    sp.sj = std::min (ws->split_sj, th);
+  } else if (ws->split_n >= 0) {
+    if (ws->split_n < 2)
+      return none;
+    sp = split_shape (ws->split_n, tw, th, 1);
+  } else {
+    const bool wide = (long long) tw * th > kGemmMaxExact;
+    const dim3 g = mma_grid (path, wide, rw, rh);
+    const long long blocks = (long long) g.x * g.y;
+    const long long wave = path == kPathGemm2 ? ws->wave_gemm2[wide] :
+        ws->wave_gemm[wide];
+    if (blocks >= wave)
+      return none;
+    const long long want = (kSplitWaves * wave + blocks - 1) / blocks;
+    sp = split_shape ((int) std::min (want, (long long) kSplitMaxBands), tw,
+        th, kSplitMinRows);
+  }
+  if ((size_t) sp.si * sp.sj * rw * rh * split_elem (tw, th) > kSplitMaxBytes)
+    return none;
+  return sp;
+}
+
 /* One correlation of image img (w x h) with the device template t
- * (tw x th) on path, the window sums or raw output as win says; tpack:
- * room for the packed template of kPathGemm2 (g2_pack_bytes). */
+ * (tw x th) on path, the window sums or raw output as win says; from the
+ * workspace: room for the packed template of kPathGemm2 (tpack,
+ * g2_pack_bytes) and for the split's partial planes (part,
+ * choose_split). */
 void
-launch_corr (int path, const uint8_t * img, size_t ls, int w, int h,
-    const uint8_t * t, int tw, int th, const WinSums & win, float *map,
-    int rw, int rh, const CvTmScoreConst & k, uint8_t * tpack,
-    cudaStream_t st)
+launch_corr (const Workspace * ws, int path, const uint8_t * img, size_t ls,
+    int w, int h, const uint8_t * t, int tw, int th, const WinSums & win,
+    float *map, int rw, int rh, const CvTmScoreConst & k, cudaStream_t st)
 {
   const long long npix = (long long) tw * th;
-
-  if (path == kPathGemm2) {
-    /* the template in rows of a multiple of 64 bytes (stream-ordered:
-     * one buffer serves every correlation of the frame) */
-    const int pw = g2_pack_width (tw);
-    const size_t pn = g2_pack_bytes (tw, th);
-    tm_pack_kernel <<<(unsigned) (pn / 256 < 1024 ? pn / 256 + 1 : 1024),
-        256, 0, st>>> (t, tw, th, tpack, pw);
-    const int vec = ((uintptr_t) img % 16 == 0) && (ls % 16 == 0);
-    const bool wide = npix > kGemmMaxExact;
-    dim3 g (cv_div_up (rw, kG2BX), cv_div_up (rh, g2_by (wide)));
-    if (wide)
-      corr_mma2_kernel < true > <<<g, 32 * kG2Warps, g2_smem (true), st>>>
-          (img, ls, w, h, vec, tpack, pw, tw, th, win, map, rw, rh, k);
-    else
-      corr_mma2_kernel < false > <<<g, 32 * kG2Warps, g2_smem (false), st>>>
-          (img, ls, w, h, vec, tpack, pw, tw, th, win, map, rw, rh, k);
-    return;
-  }
 
   if (path == kPathSmall) {
     dim3 cb (kCorrTX, kCorrThreadsY);
@@ -1478,15 +1775,9 @@ launch_corr (int path, const uint8_t * img, size_t ls, int w, int h,
     else
       corr_kernel < 8, 8, false > <<<cg, cb, 0, st>>> (img, ls, w, h, t, tw,
           th, win, map, rw, rh, k);
-  } else if (path == kPathGemm) {
-    dim3 g (cv_div_up (rw, kGemmBX), cv_div_up (rh, kGemmBY));
-    if (npix > kGemmMaxExact)
-      corr_mma_kernel < true > <<<g, 32 * kGemmWarps, 0, st>>> (img, ls, w,
-          h, t, tw, th, win, map, rw, rh, k);
-    else
-      corr_mma_kernel < false > <<<g, 32 * kGemmWarps, 0, st>>> (img, ls, w,
-          h, t, tw, th, win, map, rw, rh, k);
-  } else {
+    return;
+  }
+  if (path == kPathDirect) {
     dim3 b (kDirTX, kDirTY);
     dim3 g (cv_div_up (rw, kDirBX), cv_div_up (rh, kDirBY));
     if (npix > kDirMaxExact)
@@ -1495,6 +1786,53 @@ launch_corr (int path, const uint8_t * img, size_t ls, int w, int h,
     else
       corr_dp4a_kernel < false > <<<g, b, 0, st>>> (img, ls, w, h, t, tw,
           th, win, map, rw, rh, k);
+    return;
+  }
+
+  /* tensor cores: unsplit, the kernel stores as win says; split, each
+   * band (blockIdx.z) stores its part into its plane, then
+   * split_sum_kernel stores their sums as win says */
+  const TmSplit sp = choose_split (ws, path, tw, th, rw, rh);
+  const int nz = sp.si * sp.sj;
+  const bool wide = npix > kGemmMaxExact;
+  WinSums out = win;
+  if (nz > 1) {
+    out.S = out.Q = NULL;
+    out.raw = ws->part;
+    out.mode = split_elem (tw, th) == sizeof (uint32_t) ? kWinRaw32 : kWinRaw;
+  }
+  dim3 g = mma_grid (path, wide, rw, rh);
+  g.z = nz;
+  if (path == kPathGemm2) {
+    /* the template in rows of a multiple of 64 bytes (stream-ordered:
+     * one buffer serves every correlation of the frame) */
+    const int pw = g2_pack_width (tw);
+    const size_t pn = g2_pack_bytes (tw, th);
+    tm_pack_kernel <<<(unsigned) (pn / 256 < 1024 ? pn / 256 + 1 : 1024),
+        256, 0, st>>> (t, tw, th, ws->tpack, pw);
+    const int vec = ((uintptr_t) img % 16 == 0) && (ls % 16 == 0);
+    const auto kern = wide ? (nz > 1 ? corr_mma2_kernel < true, true > :
+        corr_mma2_kernel < true, false >) : (nz > 1 ?
+        corr_mma2_kernel < false, true > : corr_mma2_kernel < false, false >);
+    kern <<<g, 32 * kG2Warps, g2_smem (wide), st>>> (img, ls, w, h, vec,
+        ws->tpack, pw, tw, th, sp, out, map, rw, rh, k);
+  } else {
+    const auto kern = wide ? (nz > 1 ? corr_mma_kernel < true, true > :
+        corr_mma_kernel < true, false >) : (nz > 1 ?
+        corr_mma_kernel < false, true > : corr_mma_kernel < false, false >);
+    kern <<<g, 32 * kGemmWarps, 0, st>>> (img, ls, w, h, t, tw, th, sp, out,
+        map, rw, rh, k);
+  }
+  if (nz > 1) {
+    dim3 b (32, 8), sg (cv_div_up (rw, 32), cv_div_up (rh, 8));
+    if (out.mode == kWinRaw32)
+      split_sum_kernel < uint32_t > <<<sg, b, 0, st>>>
+          (static_cast < const uint32_t * >(out.raw), nz, w, tw, th, win,
+          map, rw, rh, k);
+    else
+      split_sum_kernel < long long > <<<sg, b, 0, st>>>
+          (static_cast < const long long *>(out.raw), nz, w, tw, th, win,
+          map, rw, rh, k);
   }
 }
 
@@ -1596,30 +1934,24 @@ template_match_run (Workspace * ws, const CvPlane * src, CvLumaLayout layout,
   if (fst != CV_OK)
     return fst;
 
-  if (ws->gemm_ok < 0) {
-    cudaFuncAttributes fa;
-    CV_CUDA_TRY (cudaFuncGetAttributes (&fa, corr_mma_kernel < false >));
-    ws->gemm_ok = fa.binaryVersion >= 80;
-    /* corr_mma2_kernel: more than 48 KiB of dynamic shared memory */
-    ws->gemm2_ok = ws->gemm_ok
-        && cudaFuncSetAttribute (corr_mma2_kernel < false >,
-        cudaFuncAttributeMaxDynamicSharedMemorySize,
-        g2_smem (false)) == cudaSuccess
-        && cudaFuncSetAttribute (corr_mma2_kernel < true >,
-        cudaFuncAttributeMaxDynamicSharedMemorySize,
-        g2_smem (true)) == cudaSuccess;
-    if (!ws->gemm2_ok)
-      (void) cudaGetLastError ();       /* not sticky: clear it */
-  }
-  /* room for the largest packed template of kPathGemm2 */
+  /* room for the largest packed template of kPathGemm2 and the largest
+   * split's partial planes */
   {
-    size_t pb = 0;
-    for (int t = 0; t < n_templ; t++)
-      if (choose_path (ws, tab.tw[t], tab.th[t]) == kPathGemm2
-          && g2_pack_bytes (tab.tw[t], tab.th[t]) > pb)
-        pb = g2_pack_bytes (tab.tw[t], tab.th[t]);
+    size_t pb = 0, sb = 0;
+    for (int t = 0; t < n_templ; t++) {
+      const int tw = tab.tw[t], th = tab.th[t];
+      const int path = choose_path (ws, tw, th);
+      const TmSplit sp = choose_split (ws, path, tw, th, tab.rw[t], tab.rh[t]);
+      if (path == kPathGemm2)
+        pb = std::max (pb, g2_pack_bytes (tw, th));
+      if (sp.si * sp.sj > 1)
+        sb = std::max (sb, (size_t) sp.si * sp.sj * tab.rw[t] * tab.rh[t] *
+            split_elem (tw, th));
+    }
     if (pb)
       CV_CUDA_TRY (ensure (&ws->tpack, &ws->tpack_cap, pb));
+    if (sb)
+      CV_CUDA_TRY (ensure (&ws->part, &ws->part_cap, sb));
   }
   /* unmasked templates on the direct and tensor-core paths read the
    * window sums from the integral images (the small path sums its windows
@@ -1692,20 +2024,20 @@ template_match_run (Workspace * ws, const CvPlane * src, CvLumaLayout layout,
       CV_CUDA_TRY (ensure (&ws->ms, &ws->ms_cap, nw));
       CV_CUDA_TRY (ensure (&ws->mq, &ws->mq_cap, nw));
       WinSums raw = { NULL, NULL, ws->ms, kWinRaw };
-      launch_corr (path, lum, ls, w, h, ws->mask[t], tw, th, raw, map, rw,
-          rh, k, ws->tpack, st);
+      launch_corr (ws, path, lum, ls, w, h, ws->mask[t], tw, th, raw, map,
+          rw, rh, k, st);
       raw.raw = ws->mq;
-      launch_corr (path, ws->sqhi, ws->sq_pitch, w, h, ws->mask[t], tw, th,
-          raw, map, rw, rh, k, ws->tpack, st);
+      launch_corr (ws, path, ws->sqhi, ws->sq_pitch, w, h, ws->mask[t], tw,
+          th, raw, map, rw, rh, k, st);
       raw.mode = kWinRawAcc;
-      launch_corr (path, ws->sqlo, ws->sq_pitch, w, h, ws->mask[t], tw, th,
-          raw, map, rw, rh, k, ws->tpack, st);
+      launch_corr (ws, path, ws->sqlo, ws->sq_pitch, w, h, ws->mask[t], tw,
+          th, raw, map, rw, rh, k, st);
       win.S = ws->ms;
       win.Q = ws->mq;
       win.mode = kWinArrays;
     }
-    launch_corr (path, lum, ls, w, h, ws->tmpl[t], tw, th, win, map, rw, rh,
-        k, ws->tpack, st);
+    launch_corr (ws, path, lum, ls, w, h, ws->tmpl[t], tw, th, win, map, rw,
+        rh, k, st);
     CV_CUDA_TRY (cudaGetLastError ());
   }
 
@@ -1756,16 +2088,17 @@ template_match_slot_destroy (TemplateMatchSlot * o)
 }
 
 /* the slot's workspace for the info (the luma of RGB frames, the
- * reductions, the results), its pinned result */
+ * reductions, the results, what the device runs), its pinned result */
 CvStatus
 template_match_slot_make (TemplateMatchSlot * o)
 {
   const CvLumaLayout l = o->info.layout;
-  CvStatus st = CV_OK;
+  CvStatus st;
 
-  o->ws.gemm_ok = -1;
   o->ws.path_env = path_from_env ();
-  if (!(l.r < 0 && l.bpp == 1))
+  split_from_env (&o->ws);
+  st = workspace_probe (&o->ws);
+  if (st == CV_OK && !(l.r < 0 && l.bpp == 1))
     st = ensure_luma (&o->ws, o->info.width, o->info.height);
   if (st == CV_OK)
     st = ensure_fixed (&o->ws);
@@ -1799,11 +2132,17 @@ template_match_preload (void)
     (const void *) corr_kernel < 8, 8, false >,
     (const void *) corr_dp4a_kernel < true >,
     (const void *) corr_dp4a_kernel < false >,
-    (const void *) corr_mma_kernel < true >,
-    (const void *) corr_mma_kernel < false >,
-    (const void *) corr_mma2_kernel < true >,
-    (const void *) corr_mma2_kernel < false >,
+    (const void *) corr_mma_kernel < true, false >,
+    (const void *) corr_mma_kernel < false, false >,
+    (const void *) corr_mma_kernel < true, true >,
+    (const void *) corr_mma_kernel < false, true >,
+    (const void *) corr_mma2_kernel < true, false >,
+    (const void *) corr_mma2_kernel < false, false >,
+    (const void *) corr_mma2_kernel < true, true >,
+    (const void *) corr_mma2_kernel < false, true >,
     (const void *) tm_pack_kernel,
+    (const void *) split_sum_kernel < uint32_t >,
+    (const void *) split_sum_kernel < long long >,
     (const void *) reduce_partial, (const void *) reduce_final,
     (const void *) square_bytes_kernel, (const void *) score_map_kernel,
   };

@@ -2006,7 +2006,8 @@ GST_END_TEST;
  * widths that are no multiple of 4, template == frame, 1x1, and templates
  * past the 32-bit exact limits (gemm > 32768 pixels, dp4a > 65536, the
  * 32-bit integral images > 66051), the last two also on bright frames
- * (window sums of squares near 2^32). */
+ * (window sums of squares near 2^32). The tensor-core kernels split the
+ * template where the device chooses to (test_gpu_split_k forces it). */
 GST_START_TEST (test_gpu_paths)
 {
   static const int sizes[][4] = {
@@ -2337,7 +2338,8 @@ GST_END_TEST;
 
 /* GPU == CPU with a masked template at several scales: the same matches
  * (template index, position, score). */
-GST_START_TEST (test_gpu_equals_cpu_masked_scales)
+static void
+gpu_cpu_masked_scales (void)
 {
   const int w = 640, h = 360, tw = 40, th = 33;
   GRand *rand = g_rand_new_with_seed (99);
@@ -2381,6 +2383,73 @@ GST_START_TEST (test_gpu_equals_cpu_masked_scales)
   g_rand_free (rand);
 }
 
+GST_START_TEST (test_gpu_equals_cpu_masked_scales)
+{
+  gpu_cpu_masked_scales ();
+}
+
+GST_END_TEST;
+
+/* Split-K of the tensor-core correlations (CUDAVISION_TM_SPLITK, read when
+ * the element's GPU workspace is made; kernels/templatematch.cu,
+ * choose_split) forced on both kernels, against the CPU: "0" no split
+ * (the automatic choice splits most of the small frames here, so the
+ * unsplit kernels are checked with it), N bands shaped as the automatic
+ * ones (3: 1 x 3 row bands on one k-step, 2 x 2 on 64x64; 5 and 12:
+ * counts that divide neither the rows nor the k-steps evenly, down to
+ * bands of 1 row) and explicit shapes ("2x1"; "9x40": more column and
+ * row bands than most templates have, capped to their k-steps and rows).
+ * On the 1080p frame "12" and "9x40" would pass the partial planes'
+ * memory limit: no split there. Templates of one 32-column k-step and of
+ * several (200 wide: 7, the last of 8 columns; 65 and 130 wide: a last
+ * band of 1 or 2 columns), 1 row or 1 column, the 32-bit limits on bright
+ * frames (300x220: 32-bit parts, whole sums near 2^32; 300x230: 64-bit
+ * parts and the 64-bit kernels), and masked templates at several scales
+ * (their three raw correlations split too). */
+GST_START_TEST (test_gpu_split_k)
+{
+  static const int sizes[][4] = {
+    {150, 97, 17, 13}, {77, 50, 16, 16}, {333, 201, 64, 64},
+    {259, 190, 65, 70}, {230, 170, 200, 150}, {403, 77, 4, 40},
+    {403, 77, 130, 5}, {301, 133, 33, 31}, {23, 17, 1, 1}, {90, 60, 1, 37},
+    {200, 40, 97, 1}, {1921, 1081, 64, 64},
+  };
+  static const int bright[][4] = {
+    {301, 229, 300, 220}, {331, 250, 300, 230},
+  };
+  static const char *paths[] = { "gemm", "gemm2" };
+  static const char *splits[] = { "0", "3", "5", "12", "2x1", "9x40" };
+  guint p, k, s, i;
+
+  for (p = 0; p < G_N_ELEMENTS (paths); p++)
+    for (k = 0; k < G_N_ELEMENTS (splits); k++) {
+      const guint32 seed = 5000 + (p * G_N_ELEMENTS (splits) + k) * 100;
+
+      fail_unless (g_setenv ("CUDAVISION_TM_PATH", paths[p], TRUE));
+      fail_unless (g_setenv ("CUDAVISION_TM_SPLITK", splits[k], TRUE));
+      for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+        for (i = 0; i < 2; i++) {
+          /* two methods a size, all six over the sizes */
+          const int method = (s + k + 3 * i) % N_METHODS;
+          if (sizes[s][0] > 1000 && i > 0)
+            continue;           /* the large frame once */
+          gpu_vs_cpu (GST_VIDEO_FORMAT_GRAY8, sizes[s][0], sizes[s][1],
+              sizes[s][2], sizes[s][3], method, (s + i) % 2 ? 1 : 4,
+              seed + s * 2 + i);
+        }
+      bright_frames = TRUE;
+      for (s = 0; s < G_N_ELEMENTS (bright); s++)
+        for (i = 0; i < 2; i++)
+          gpu_vs_cpu (GST_VIDEO_FORMAT_GRAY8, bright[s][0], bright[s][1],
+              bright[s][2], bright[s][3], (s + k + 3 * i) % N_METHODS, 2,
+              seed + 50 + s * 2 + i);
+      bright_frames = FALSE;
+      gpu_cpu_masked_scales ();
+    }
+  g_unsetenv ("CUDAVISION_TM_PATH");
+  g_unsetenv ("CUDAVISION_TM_SPLITK");
+}
+
 GST_END_TEST;
 
 static Suite *
@@ -2422,6 +2491,7 @@ templatematch_suite (void)
     tcase_add_test (tc, test_gpu_paths);
     tcase_add_test (tc, test_gpu_masks_scales);
     tcase_add_test (tc, test_gpu_equals_cpu_masked_scales);
+    tcase_add_test (tc, test_gpu_split_k);
   }
   return s;
 }
