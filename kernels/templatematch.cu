@@ -29,9 +29,9 @@
  *     200x150); else direct. CUDAVISION_TM_PATH=direct, gemm or gemm2
  *     forces one for every size (read when the workspace is made).
  *     Split-K (gemm, gemm2; issue #25): where the frame's windows make
- *     less than one wave of blocks (1080p: 240 blocks of gemm2 for 132
- *     SMs), the template is cut into bands (rows x 32-column k-steps,
- *     split_band), one per blockIdx.z: each block correlates its band
+ *     less than half a wave of blocks (1080p, 200x150 on gemm: 450 blocks
+ *     for 1056 resident), the template is cut into bands (rows x
+ *     32-column k-steps, split_band), one per blockIdx.z: each block correlates its band
  *     with the image shifted by the band's offset into a partial plane
  *     of exact integers (kWinRaw32 / kWinRaw), and split_sum_kernel adds
  *     the planes of each window (integers: any order, the same sum) and
@@ -1472,8 +1472,8 @@ split_from_env (Workspace * ws)
   }
 }
 
-/* Split-K (3c, choose_split): where the windows make less than one wave
- * of blocks, bands for about kSplitWaves waves, at most kSplitMaxBands
+/* Split-K (3c, choose_split): where the windows make less than half a
+ * wave of blocks, bands for about kSplitWaves waves, at most kSplitMaxBands
  * of them, row bands of at least kSplitMinRows rows beyond the template's
  * 64-row chunks; none where the partial planes would take more than
  * kSplitMaxBytes. */
@@ -1710,12 +1710,17 @@ mma_grid (int path, bool wide, int rw, int rh)
 
 /* The split of a tw x th template's correlation on path over rw x rh
  * windows (3c): none but on the tensor-core paths. Automatic: where the
- * windows make fewer blocks than one wave of the kernel on this device
- * (wave_gemm, wave_gemm2; 1080p, 64x64 on gemm2: 240 blocks for a wave
- * of 396 on an H200), enough bands for about kSplitWaves waves (at most
+ * windows make fewer blocks than half a wave of the kernel on this device
+ * (wave_gemm, wave_gemm2), enough bands for about kSplitWaves waves (at most
  * kSplitMaxBands), shaped by split_shape with rows of at least
  * kSplitMinRows: none for frames that fill the device, or templates of
  * one k-step (32 columns) and fewer than 2 kSplitMinRows rows.
+ * Measured on an H200 (cudavision-bench -k, docs/benchmarks.md): 1080p,
+ * 200x150 on gemm: 450 blocks for a wave of 1056, split 2 x 3: 611 ->
+ * 483 us; 640x480, 64x64 on gemm2: 142 -> 81 us; but 1080p, 64x64 on
+ * gemm2 (240 blocks for a wave of 396) got slower with every split tried
+ * (186 us unsplit, 215-290 us split: its bands shrink to one pipelined
+ * chunk each), hence half a wave.
  * CUDAVISION_TM_SPLITK sets the count or the shape instead (rows down to
  * 1). None where the partial planes would take more than kSplitMaxBytes.
  * A function of the workspace's settings and the sizes only: the same for
@@ -1741,7 +1746,7 @@ choose_split (const Workspace * ws, int path, int tw, int th, int rw, int rh)
     const long long blocks = (long long) g.x * g.y;
     const long long wave = path == kPathGemm2 ? ws->wave_gemm2[wide] :
         ws->wave_gemm[wide];
-    if (blocks >= wave)
+    if (2 * blocks >= wave)
       return none;
     const long long want = (kSplitWaves * wave + blocks - 1) / blocks;
     sp = split_shape ((int) std::min (want, (long long) kSplitMaxBands), tw,
