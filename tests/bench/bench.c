@@ -2022,7 +2022,8 @@ main (int argc, char **argv)
           "starts next to busy ones (its start-up) and shares with them "
           "once it runs (fairness: the window where all ran) (0)", "MS"},
     {"kernel", 'k', 0, G_OPTION_ARG_STRING, &kernel,
-        "Time only the CUDA kernel NAME (sobel, sobel-r4, sobel-r8, sobel5, sobel7, canny, "
+        "Time only the CUDA kernel NAME (sobel, sobel-r4, sobel-r8, sobel5, "
+          "sobel7, sobel-nv12 (-f GRAY8: cudasobel's NV12 frame), canny, "
           "canny-noise, convolve-blur, convolve-edge, "
           "convolve-blur-edge, convolve-custom7, convolve-custom15, "
           "convolve-custom31, convolve-custom15-dyadic, "

@@ -118,7 +118,7 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
 {
   cudaStream_t s;
   std::function < int (cudaStream_t) > launch;
-  Plane in, out;
+  Plane in, out, out2;
   CvSobelParams sp = { 0, 20, 3, CV_SOBEL_NORM_L2 };
   CvCannyParams kp = { 50, 150, 3, 0 };
   CvLumaLayout l;
@@ -220,6 +220,34 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
     }
     frame.in[0] = in.p;
     frame.out[0] = out.p;
+    launch = [&](cudaStream_t st) {
+      ex.stream = st;
+      return ops->submit (op, 0, &frame, &sp, &ex);
+    };
+  } else if (!strcmp (name, "sobel-nv12")) {
+    /* cudasobel's NV12 frame (-f GRAY8: the luma's layout): the Sobel of
+     * the Y plane and the neutral chroma of the UV plane, as the element
+     * runs it on NV12 in CUDA memory: the kernel-bound rate of the
+     * stream tables (docs/benchmarks.md); the floor: the Y plane read and
+     * both planes written */
+    CK (alloc_random (in, width, height, 1));
+    CK (alloc_random (out, width, height, 1));
+    CK (alloc_random (out2, (width + 1) / 2, (height + 1) / 2, 2));
+    *bytes = (double) width * height * 2.5;
+    CvSobelInfo info = { };
+    info.layout = l;
+    info.width = width;
+    info.height = height;
+    info.n_out_planes = 2;
+    info.out_pixel_stride[1] = 2;
+    ops = &cv_sobel_cuda_ops;
+    if (ops->create (&info, 1, &op) != CV_OK) {
+      snprintf (err, err_size, "sobel operator: bad info");
+      return 1;
+    }
+    frame.in[0] = in.p;
+    frame.out[0] = out.p;
+    frame.out[1] = out2.p;
     launch = [&](cudaStream_t st) {
       ex.stream = st;
       return ops->submit (op, 0, &frame, &sp, &ex);
