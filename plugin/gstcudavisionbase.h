@@ -45,10 +45,11 @@ GType gst_cuda_vision_wait_mode_get_type (void);
  * GstCudaVisionWaitMode:
  * @GST_CUDA_VISION_WAIT_BLOCK: the output thread sleeps between queries
  *   of the frame's CUDA event (cudaEventQuery) until the GPU is done with
- *   the frame: first for about 3/4 of the recent frames' (median) time
- *   from submission to done, then in steps of 1/8 of the time waited
- *   (4 us to 250 us). A few wake-ups per frame; a frame is seen done at
- *   most about 1/8 of its time late.
+ *   the frame: first for about 3/4 of the recent frames' (median) GPU
+ *   time from submission to done, then in steps of 1/8 of the time waited
+ *   (4 us to 250 us). A few wake-ups per frame; once the recent times are
+ *   representative, a frame is seen done at most about 1/8 of its time
+ *   late.
  * @GST_CUDA_VISION_WAIT_SPIN: it queries the event without sleeping until
  *   the frame is done: the lowest latency, one CPU core busy meanwhile.
  * @GST_CUDA_VISION_WAIT_SPIN_THEN_BLOCK: it queries for up to 100 us, then

@@ -189,6 +189,8 @@ cuda_create_op (GstCudaVisionBase * self, guint max_slots)
   g_assert (priv->op == NULL);
   if (!gst_cv_cuda_enter (self, TRUE))
     return gst_cv_pending_status (self, CV_ERROR_CUDA);
+  /* new caps: the frames' GPU times start over (gstcvcudaslot.c) */
+  cuda_backend (self)->took_n = 0;
   status = priv->ops->create (priv->op_info, (int) max_slots, &priv->op);
   if (status != CV_OK) {
     priv->op = NULL;

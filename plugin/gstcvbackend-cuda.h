@@ -50,8 +50,10 @@ typedef struct
                                  * (stream-priority clamped), -1: none */
   guint64 host_transfers;       /* planes copied; the element's
                                  * OBJECT_LOCK */
-  /* the last frames' time from submission to seen done (us), for
-   * wait-mode=block's first sleep (gstcvcudaslot.c); the output thread's */
+  /* the last frames' GPU times (us, from submission to done, as the waits
+   * saw them), for wait-mode=block's first sleep (gstcvcudaslot.c); the
+   * output thread's (the only one that waits), emptied at each new
+   * operator (new caps) */
   gint took_us[16];
   guint took_n;
 } CudaBackend;

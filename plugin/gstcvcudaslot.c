@@ -218,74 +218,85 @@ gst_cv_cuda_slot_free (GstCudaVisionBase * self, GstCvSlot * s)
 /* Wait for the frame's last event as wait-mode says, querying it
  * (cudaEventQuery: no system call, no driver thread):
  * - block: sleep between queries. The first sleep lasts until 3/4 of
- *   `expect_us` has passed since the frame's submission: the median time
- *   from submission to seen done of the last 16 frames (a slow frame does
- *   not move it). Then sleeps of 1/8 of the time waited since the
- *   submission (SLEEP_MIN_US .. SLEEP_MAX_US): a frame is seen done at
- *   most about 1/8 of its time late (at most 250 us), in a few wake-ups,
- *   whatever its time. The output thread sleeps with a timer slack of
- *   1 us (gstcvscheduler.c), so that a sleep of 4 us is one.
+ *   `expect_us` has passed since the frame's submission (expectation ():
+ *   the recent frames' GPU time; none yet: no such sleep). Then sleeps of
+ *   1/8 of the time waited since the submission (SLEEP_MIN_US ..
+ *   SLEEP_MAX_US): once the recent times are representative, a frame is
+ *   seen done at most about 1/8 of its time late (at most 250 us), in a
+ *   few wake-ups, whatever its time. The output thread sleeps with a
+ *   timer slack of 1 us (gstcvscheduler.c), so that a sleep of 4 us is
+ *   one.
  * - spin: query until done (the lowest latency, a core busy);
  * - spin-then-block: query for SPIN_US, then as block.
- * Measured on an H200 against the shortest of the last 16 and steps
- * doubling from 4 us (docs/benchmarks.md, issue #24): as fast, with
- * fewer wake-ups (4K RGBA: 3.2 against 7.7 a frame). */
+ * *took: the frame's time from submission to done as far as this wait
+ * saw it (the middle between the last query that found it running and
+ * the one that found it done), or -1 where the first query found it done
+ * already: that time is the host's (the output thread was busy elsewhere,
+ * downstream blocked it, ...), not the GPU's, and must not teach the
+ * first sleep. Measured on an H200 against the shortest of the last 16
+ * and steps doubling from 4 us (docs/benchmarks.md, issue #24): as fast,
+ * with fewer wake-ups (4K RGBA: 3.2 against 7.7 a frame). */
 #define SPIN_US 100
 #define SLEEP_MIN_US 4
 #define SLEEP_MAX_US 250
 
 static cudaError_t
 wait_event (cudaEvent_t ev, GstCudaVisionWaitMode mode, gint64 submitted,
-    gint expect_us)
+    gint expect_us, gint64 * took)
 {
-  gint64 now = g_get_monotonic_time (), until;
+  gint64 now, until, running;
   cudaError_t err;
 
-  if (mode == GST_CUDA_VISION_WAIT_SPIN_THEN_BLOCK) {
-    until = now + SPIN_US;
-    while ((err = cudaEventQuery (ev)) == cudaErrorNotReady
-        && g_get_monotonic_time () < until);
-    if (err != cudaErrorNotReady)
-      return err;
-  } else if (mode == GST_CUDA_VISION_WAIT_SPIN) {
-    while ((err = cudaEventQuery (ev)) == cudaErrorNotReady);
-    return err;
-  }
+  *took = -1;
   if ((err = cudaEventQuery (ev)) != cudaErrorNotReady)
     return err;
-  until = submitted + expect_us * 3 / 4;
+  running = now = g_get_monotonic_time ();
+  if (mode != GST_CUDA_VISION_WAIT_BLOCK) {
+    until = mode == GST_CUDA_VISION_WAIT_SPIN ? G_MAXINT64 : now + SPIN_US;
+    while ((err = cudaEventQuery (ev)) == cudaErrorNotReady
+        && (running = g_get_monotonic_time ()) < until);
+    if (err != cudaErrorNotReady)
+      goto done;
+  }
+  until = submitted + (gint64) expect_us *3 / 4;
   now = g_get_monotonic_time ();
   if (until > now)
     g_usleep (until - now);
   while ((err = cudaEventQuery (ev)) == cudaErrorNotReady) {
-    now = g_get_monotonic_time ();
-    g_usleep (CLAMP ((now - submitted) / 8, SLEEP_MIN_US, SLEEP_MAX_US));
+    running = g_get_monotonic_time ();
+    g_usleep (CLAMP ((running - submitted) / 8, SLEEP_MIN_US, SLEEP_MAX_US));
   }
+done:
+  *took = (running + g_get_monotonic_time ()) / 2 - submitted;
   return err;
 }
 
-/* the median of the last frames' times from submission to seen done */
+/* The lower median of the last frames' GPU times (wait_event ()'s
+ * *took), 0 (no first sleep) until there are 4 of them: one slow frame
+ * does not move it */
 static gint
 expectation (CudaBackend * be)
 {
   guint i, j, n = MIN (be->took_n, G_N_ELEMENTS (be->took_us));
   gint t[G_N_ELEMENTS (be->took_us)];
 
+  if (n < 4)
+    return 0;
   for (i = 0; i < n; i++) {
     for (j = i; j > 0 && t[j - 1] > be->took_us[i]; j--)
       t[j] = t[j - 1];
     t[j] = be->took_us[i];
   }
-  return n ? t[n / 2] : 0;
+  return t[(n - 1) / 2];
 }
 
 static void
-record_time (CudaBackend * be, gint64 submitted)
+record_time (CudaBackend * be, gint64 took)
 {
-  gint64 took = g_get_monotonic_time () - submitted;
-
+  if (took < 0)
+    return;
   be->took_us[be->took_n++ % G_N_ELEMENTS (be->took_us)] =
-      (gint) CLAMP (took, 0, G_MAXINT);
+      (gint) MIN (took, G_MAXINT);
 }
 
 CvStatus
@@ -293,6 +304,7 @@ gst_cv_cuda_slot_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
 {
   CudaBackend *be = cuda_backend (self);
   CudaSlot *c = s->backend_state;
+  gint64 took;
   gboolean ok = TRUE;
   guint p, i;
   float t;
@@ -300,10 +312,10 @@ gst_cv_cuda_slot_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
   if (!gst_cv_cuda_enter (self, TRUE))
     return gst_cv_pending_status (self, CV_ERROR_CUDA);
   if (!CUDA_CHECK (self, wait_event (c->last, s->wait_mode, s->submit_time,
-              expectation (be))))
+              expectation (be), &took)))
     ok = FALSE;
   else
-    record_time (be, s->submit_time);
+    record_time (be, took);
   for (i = 0; ok && s->timed && i < 3; i++) {
     if (!CUDA_CHECK (self, cudaEventElapsedTime (&t, c->ev[i], c->ev[i + 1])))
       ok = FALSE;

@@ -246,8 +246,9 @@ gst_cv_properties_install (GObjectClass * gobject_class)
    * GstCudaVisionBase:wait-mode:
    * How the output thread waits for a frame on the GPU: block (default:
    * it sleeps between queries of the frame's event, first for about 3/4 of
-   * the recent frames' time, then in short steps; a frame is seen done at
-   * most about 1/8 of its time late, 250 us at most), spin (it queries
+   * the recent frames' GPU time, then in short steps; once those times are
+   * representative a frame is seen done at most about 1/8 of its time
+   * late, 250 us at most), spin (it queries
    * without sleeping: lowest latency, one core busy) or spin-then-block
    * (queries for up to 100 us, then as block). No effect on the CPU
    * backend. Takes effect at the next frame.

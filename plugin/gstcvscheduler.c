@@ -434,7 +434,9 @@ output_loop (gpointer data)
 #ifdef __linux__
   /* the CUDA backend's waits sleep a few microseconds at a time
    * (gstcvcudaslot.c); with Linux's default timer slack each would last
-   * 50 us more */
+   * 50 us more. It applies to everything this thread runs, downstream's
+   * timed waits included (harmless: they wake on time, not later).
+   * Elsewhere g_usleep's granularity is the system's. */
   prctl (PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
 #endif
   g_mutex_lock (&sc->lock);

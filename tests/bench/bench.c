@@ -502,7 +502,7 @@ stream_new (const Opts * o, guint idx, gint device, GstCaps * caps,
     g_object_set (t->el, "pipeline-depth", (guint) o->depth, "post-stats",
         !o->no_stats, NULL);
   }
-  if (o->set_device)
+  if (o->set_device && element_has_property (t->el, "device-id"))
     g_object_set (t->el, "device-id", device, NULL);
   if (o->priority >= 0) {
     if (!element_has_property (t->el, "stream-priority")) {
@@ -827,7 +827,9 @@ thread_stats_print (GArray * before, GArray * after, Stream ** s,
         (gdouble) g->ivcsw / frames);
   }
   g_print ("threads      all                     %7.2f us CPU per frame "
-      "(%u frames, warm-up included)\n", total, frames);
+      "(%u frames, warm-up included; threads that ended between the two "
+      "readings, but the push threads, are not in it: compare with the "
+      "process's cpu line)\n", total, frames);
   g_hash_table_unref (groups);
 }
 
