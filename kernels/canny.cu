@@ -32,10 +32,9 @@
  * The same edges as the CPU's stack hysteresis (cpu-fallback/canny.c):
  * the components of weak and strong pixels that contain a strong one;
  * any labelling with the same components gives the same edges.
- * CUDAVISION_CANNY_PATH=tile runs the per-pixel passes 1 and 2 that the
- * run-based ones replaced (canny_tile_kernel, canny_merge_kernel), =
- * runs-oldmerge the run-based pass 1 with the per-pixel merge, for A/B
- * runs and their tests (path_from_env). The operator (cv_canny_cuda_ops) at the end.
+ * (The per-pixel passes 1 and 2 that the run-based ones replaced, kept
+ * for A/B runs behind CUDAVISION_CANNY_PATH, are gone: docs/benchmarks.md,
+ * issue #25, fifth session.) The operator (cv_canny_cuda_ops) at the end.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -45,7 +44,6 @@
 
 #include <cuda_runtime.h>
 #include <stdlib.h>
-#include <string.h>
 
 namespace {
 
@@ -125,169 +123,6 @@ tile_find (const int *lab, int x)
   return x;
 }
 
-/* Pass 1, per pixel (CUDAVISION_CANNY_PATH=tile; the run-based
- * canny_runs_kernel below is the default): one block per kTW x kTH
- * tile: the luma with a K / 2 + 1 halo (border replicated) into shared
- * memory, the Sobel derivatives and
- * magnitudes of the tile plus a 1-pixel ring (0 outside the frame), the
- * non-maximum suppression and class of each pixel (canny_core.h, as the
- * CPU); then the 8-connected components of the tile's candidates (weak
- * and strong pixels) by union-find in shared memory, each marked strong
- * when it holds a strong pixel. Writes cls[] (kNone, kWeakLocal,
- * kStrongLocal) for every pixel and labels[] (the key of the tile-local
- * root) for the candidates. */
-template < int K, bool L2 >
-__global__ void __launch_bounds__ (kBX * kBY)
-canny_tile_kernel (const uint8_t * __restrict__ src, size_t sstride,
-    int bpp, int ro, int go, int bo, int w, int h, int low, int high,
-    uint8_t * __restrict__ cls, unsigned *__restrict__ labels)
-{
-  constexpr int R = K / 2;
-  constexpr int RH = R + 1;     /* luma halo: the gradients' ring too */
-  constexpr int LW = kTW + 2 * RH, LH = kTH + 2 * RH;
-  constexpr int GW = kTW + 2, GH = kTH + 2;     /* gradients, 1-pixel ring */
-  constexpr int kThreads = kBX * kBY;
-  __shared__ int16_t lum[LH][LW];
-  __shared__ int16_t sdx[GH][GW], sdy[GH][GW];
-  __shared__ int smag[GH][GW];
-  /* the vertical sums, dead once the gradients are made, then the
-   * labelling's arrays */
-  __shared__ union
-  {
-    struct
-    {
-      int vs[GH][LW], vd[GH][LW];
-    } g;
-    struct
-    {
-      int lab[kTH * kTW];       /* local parent, -1: not a candidate */
-      int strong[kTH * kTW];    /* at local roots: holds a strong pixel */
-      uint8_t c[kTH * kTW];     /* class */
-    } u;
-  } sh;
-
-  const int bx = blockIdx.x * kTW, by = blockIdx.y * kTH;
-  const int tid = threadIdx.y * kBX + threadIdx.x;
-
-  for (int i = tid; i < LH * LW; i += kThreads) {
-    const int ty = i / LW, tx = i % LW;
-    const int gy = cv_border_replicate (by - RH + ty, h);
-    const int gx = cv_border_replicate (bx - RH + tx, w);
-    const uint8_t *p = src + (size_t) gy * sstride + (size_t) gx * bpp;
-    lum[ty][tx] = (int16_t) (ro < 0 ? __ldg (p) :
-        cv_luma (__ldg (p + ro), __ldg (p + go), __ldg (p + bo)));
-  }
-  __syncthreads ();
-  /* vertical passes: gradient row g is centred on luma row g + R */
-  for (int i = tid; i < GH * LW; i += kThreads) {
-    const int ty = i / LW, tx = i % LW;
-    int s = 0, d = 0;
-#pragma unroll
-    for (int j = 0; j < K; j++) {
-      s += cv_sobel_smooth_coeff (K, j) * lum[ty + j][tx];
-      d += cv_sobel_deriv_coeff (K, j) * lum[ty + j][tx];
-    }
-    sh.g.vs[ty][tx] = s;
-    sh.g.vd[ty][tx] = d;
-  }
-  __syncthreads ();
-  for (int i = tid; i < GH * GW; i += kThreads) {
-    const int ty = i / GW, tx = i % GW;
-    const int gy = by - 1 + ty, gx = bx - 1 + tx;
-    int dx = 0, dy = 0;
-#pragma unroll
-    for (int k = 0; k < K; k++) {
-      dx += cv_sobel_deriv_coeff (K, k) * sh.g.vs[ty][tx + k];
-      dy += cv_sobel_smooth_coeff (K, k) * sh.g.vd[ty][tx + k];
-    }
-    dx = cv_canny_scale_deriv (dx, K);
-    dy = cv_canny_scale_deriv (dy, K);
-    /* |dx|, |dy| <= 12240 (aperture 5), 2040 (3), 10200 (7 / 16) */
-    sdx[ty][tx] = (int16_t) dx;
-    sdy[ty][tx] = (int16_t) dy;
-    smag[ty][tx] = (gx >= 0 && gx < w && gy >= 0 && gy < h) ?
-        cv_canny_magnitude (dx, dy, L2) : 0;
-  }
-  __syncthreads ();             /* vs, vd dead from here: sh.u */
-
-  const int lx = threadIdx.x;
-  const int x = bx + lx;
-  int cl[kRows], first[kRows];
-#pragma unroll
-  for (int r = 0; r < kRows; r++) {
-    const int ly = threadIdx.y + r * kBY, y = by + ly;
-    const int tx = lx + 1, ty = ly + 1, j = ly * kTW + lx;
-    int c = CV_CANNY_NONE;
-    if (x < w && y < h)
-      c = cv_canny_class (smag[ty][tx], sdx[ty][tx], sdy[ty][tx],
-          smag[ty - 1][tx - 1], smag[ty - 1][tx], smag[ty - 1][tx + 1],
-          smag[ty][tx - 1], smag[ty][tx + 1],
-          smag[ty + 1][tx - 1], smag[ty + 1][tx], smag[ty + 1][tx + 1],
-          low, high);
-    /* a warp is a tile row: the candidates of this row, and the first
-     * pixel of this one's run of candidates, its parent */
-    const unsigned run = __ballot_sync (0xffffffffu, c != CV_CANNY_NONE);
-    const unsigned gaps = ~run & ((1u << lx) - 1u);
-    const int start = gaps ? 32 - __clz (gaps) : 0;
-    cl[r] = c;
-    first[r] = ly * kTW + start;
-    sh.u.c[j] = (uint8_t) c;
-    sh.u.lab[j] = c != CV_CANNY_NONE ? first[r] : -1;
-    sh.u.strong[j] = 0;
-  }
-  __syncthreads ();
-  /* the west links are the runs (a run's pixels point at its first);
-   * each candidate joins its north, north-west and north-east candidates
-   * of the tile unless the link is implied by others made here: N and NW
-   * when W is a candidate (W's N link, or W's NE link when NW is not a
-   * candidate; W's N link in turn implied or made, down to the run's
-   * first pixel), NW and NE when N is (one run above) */
-#pragma unroll
-  for (int r = 0; r < kRows; r++) {
-    const int ly = threadIdx.y + r * kBY, j = ly * kTW + lx;
-    if (cl[r] == CV_CANNY_NONE || ly == 0)
-      continue;
-    const bool wc = lx > 0 && sh.u.c[j - 1] != CV_CANNY_NONE;
-    const bool nwc = lx > 0 && sh.u.c[j - kTW - 1] != CV_CANNY_NONE;
-    /* j's set is that of its run's first pixel (its parent at start) */
-    if (sh.u.c[j - kTW] != CV_CANNY_NONE) {
-      if (!wc)
-        tile_union (sh.u.lab, first[r], j - kTW);
-    } else {
-      if (nwc && !wc)
-        tile_union (sh.u.lab, first[r], j - kTW - 1);
-      if (lx + 1 < kTW && sh.u.c[j - kTW + 1] != CV_CANNY_NONE)
-        tile_union (sh.u.lab, first[r], j - kTW + 1);
-    }
-  }
-  __syncthreads ();
-  int root[kRows];
-#pragma unroll
-  for (int r = 0; r < kRows; r++) {
-    const int ly = threadIdx.y + r * kBY, j = ly * kTW + lx;
-    root[r] = cl[r] != CV_CANNY_NONE ? tile_find (sh.u.lab, j) : -1;
-    if (cl[r] == CV_CANNY_STRONG)
-      atomicOr (&sh.u.strong[root[r]], 1);
-  }
-  __syncthreads ();
-#pragma unroll
-  for (int r = 0; r < kRows; r++) {
-    const int ly = threadIdx.y + r * kBY, y = by + ly;
-    if (x >= w || y >= h)
-      continue;
-    const int i = y * w + x;
-    if (cl[r] == CV_CANNY_NONE) {
-      cls[i] = kNone;
-    } else {
-      const int rt = root[r];
-      const bool st = sh.u.strong[rt] != 0;
-      const unsigned ri = (unsigned) ((by + rt / kTW) * w + bx + rt % kTW);
-      cls[i] = st ? kStrongLocal : kWeakLocal;
-      labels[i] = st ? ri : ri | kWeakBit;
-    }
-  }
-}
-
 /* ---- runs of candidates in a warp's 32-lane masks (bit l: lane l a
  * candidate): a run is a maximal set of consecutive set lanes */
 
@@ -329,9 +164,9 @@ runs_touching (unsigned m, int lo, int hi)
 }
 
 
-/* Pass 1, run-based (the default path): the same outputs as
- * canny_tile_kernel (cls[], and labels[] wherever a later pass reads
- * them) from fewer instructions:
+/* Pass 1, run-based: one block per kTW x kTH tile; writes cls[] (kNone,
+ * kWeakLocal, kStrongLocal) for every pixel and labels[] (the key of the
+ * tile-local root) wherever a later pass reads it:
  *  a. the luma and the vertical sums in one step: each thread owns one
  *     luma column of a band of NB gradient rows, reads the NB + K - 1
  *     luma rows it needs straight from global memory (border replicated,
@@ -361,7 +196,7 @@ runs_touching (unsigned m, int lo, int hi)
  * interior pixels of strong tile components are never read (the output
  * pass decides on their class byte alone). */
 /* 8 blocks an SM (32 registers a thread, no spills on sm_90; 40
- * unbounded): whole waves of 8 blocks like canny_tile_kernel */
+ * unbounded): whole waves of 8 blocks */
 constexpr int kRunsBlocksPerSM = 8;
 
 template < int K, bool L2 >
@@ -580,101 +415,6 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
  * hold an ancestor's key: the union retries until its atomicMin lands on
  * a root) */
 
-/* the key of the root of pixel idx's tree */
-__device__ __forceinline__ unsigned
-global_find (const unsigned *labels, unsigned idx)
-{
-  unsigned k = __ldcg (labels + idx);
-  while ((k & kIndex) != idx) {
-    idx = k & kIndex;
-    k = __ldcg (labels + idx);
-  }
-  return k;
-}
-
-/* join the trees of pixels a and b: the larger root key points at the
- * smaller one */
-__device__ void
-global_union (unsigned *labels, unsigned a, unsigned b)
-{
-  unsigned ka = global_find (labels, a), kb = global_find (labels, b);
-
-  for (;;) {
-    if (ka == kb)
-      return;
-    if (ka > kb) {
-      const unsigned t = ka;
-      ka = kb;
-      kb = t;
-    }
-    const unsigned old = atomicMin (&labels[kb & kIndex], ka);
-    if (old == kb)
-      return;
-    /* kb was no longer a root: join ka's tree with old's */
-    kb = global_find (labels, old & kIndex);
-    ka = global_find (labels, ka & kIndex);
-  }
-}
-
-/* Pass 2, per pixel (CUDAVISION_CANNY_PATH=tile or runs-oldmerge; the
- * run-based canny_merge_runs_kernel below is the default): the
- * 8-connected links that cross a tile border, one block of
- * 32 x 3 threads per tile: y = 0 its left column (links to the west,
- * north-west, north and north-east tiles), y = 1 its top row, y = 2 its
- * right column (the north-east link into the next tile column). Each
- * candidate joins its W, NW, N, NE candidates that lie in another tile,
- * NW skipped when W is a candidate and NW, NE when N is (the implied links
- * W-NW, N-NW, N-NE are made, inside a tile by pass 1 or across by this
- * pass: a W or N link is never skipped). */
-__global__ void __launch_bounds__ (96)
-canny_merge_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
-    int w, int h)
-{
-  const int bx = blockIdx.x * kTW, by = blockIdx.y * kTH;
-  const int lane = threadIdx.x;
-  int x, y;
-
-  if (threadIdx.y == 0) {
-    x = bx;
-    y = by + lane;
-    if (bx == 0)
-      return;
-  } else if (threadIdx.y == 1) {
-    x = bx + lane;
-    y = by;
-    if (by == 0)
-      return;
-  } else {
-    x = bx + kTW - 1;
-    y = by + lane;
-    if (x + 1 >= w || y == 0)
-      return;
-  }
-  if (x >= w || y >= h)
-    return;
-  const int i = y * w + x;
-  if (cls[i] == kNone)
-    return;
-  const int tx = x / kTW, ty = y / kTH;
-  const bool wc = x > 0 && cls[i - 1] != kNone;
-  if (wc && (x - 1) / kTW != tx)
-    global_union (labels, i, i - 1);
-  if (y > 0) {
-    const int n = i - w;
-    const bool ny = (y - 1) / kTH != ty;  /* the row above: another tile */
-    if (cls[n] != kNone) {
-      if (ny)
-        global_union (labels, i, n);
-    } else {
-      if (!wc && x > 0 && cls[n - 1] != kNone
-          && (ny || (x - 1) / kTW != tx))
-        global_union (labels, i, n - 1);
-      if (x + 1 < w && cls[n + 1] != kNone && (ny || (x + 1) / kTW != tx))
-        global_union (labels, i, n + 1);
-    }
-  }
-}
-
 /* the keys of the roots of pixels a and b, both trees walked at once
  * (the two chains of dependent loads overlap) */
 __device__ __forceinline__ void
@@ -727,11 +467,11 @@ global_union_keys (unsigned *labels, unsigned ka, unsigned kb)
   }
 }
 
-/* Pass 2, run-based (the default path): the links across tile borders,
- * one warp per border, kMergeTiles tiles a block: warp 2 t the left border
- * of tile t (lane l: row by + l, this tile's column bx against the west
- * tile's column bx - 1), warp 2 t + 1 its top border (lane l: column
- * bx + l, row by against the north tile's row by - 1). Along a border
+/* Pass 2: the links across tile borders, one warp per border,
+ * kMergeTiles tiles a block: warp 2 t the left border of tile t (lane l:
+ * row by + l, this tile's column bx against the west tile's column
+ * bx - 1), warp 2 t + 1 its top border (lane l: column bx + l, row by
+ * against the north tile's row by - 1). Along a border
  * the two lines of pixels are as two rows of a tile: each line's runs of
  * candidates are already one set (pass 1: consecutive candidates of a
  * tile's row or column are 8-connected), so each run start of this tile's
@@ -928,54 +668,19 @@ canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
   }
 }
 
-/* the kernels a frame runs (CUDAVISION_CANNY_PATH, read when the slot is
- * made; for A/B runs of one build): kPathRuns the run-based passes 1 and
- * 2 (canny_runs_kernel, canny_merge_runs_kernel), the default; kPathTile
- * the per-pixel ones they replaced ("tile": canny_tile_kernel,
- * canny_merge_kernel); kPathRunsOldMerge the run-based pass 1 with the
- * per-pixel merge ("runs-oldmerge"). The three write the same cls[] and
- * the same roots, and share pass 3. */
-enum
-{
-  kPathRuns = 0,
-  kPathTile = 1,
-  kPathRunsOldMerge = 2
-};
-
-int
-path_from_env (void)
-{
-  const char *e = getenv ("CUDAVISION_CANNY_PATH");
-  if (!e)
-    return kPathRuns;
-  if (!strcmp (e, "tile"))
-    return kPathTile;
-  if (!strcmp (e, "runs-oldmerge"))
-    return kPathRunsOldMerge;
-  return kPathRuns;
-}
-
 template < int K >
 void
 launch_tile (const CvPlane * src, CvLumaLayout l, bool l2, int low,
-    int high, uint8_t * cls, unsigned *labels, bool runs, cudaStream_t s)
+    int high, uint8_t * cls, unsigned *labels, cudaStream_t s)
 {
   dim3 block (kBX, kBY);
   dim3 grid (cv_div_up (src->width, kTW), cv_div_up (src->height, kTH));
-  if (runs && l2)
+  if (l2)
     canny_runs_kernel < K, true > <<<grid, block, 0, s>>> (src->data,
         src->stride, l.bpp, l.r, l.g, l.b, src->width, src->height, low,
         high, cls, labels);
-  else if (runs)
-    canny_runs_kernel < K, false > <<<grid, block, 0, s>>> (src->data,
-        src->stride, l.bpp, l.r, l.g, l.b, src->width, src->height, low,
-        high, cls, labels);
-  else if (l2)
-    canny_tile_kernel < K, true > <<<grid, block, 0, s>>> (src->data,
-        src->stride, l.bpp, l.r, l.g, l.b, src->width, src->height, low,
-        high, cls, labels);
   else
-    canny_tile_kernel < K, false > <<<grid, block, 0, s>>> (src->data,
+    canny_runs_kernel < K, false > <<<grid, block, 0, s>>> (src->data,
         src->stride, l.bpp, l.r, l.g, l.b, src->width, src->height, low,
         high, cls, labels);
 }
@@ -987,7 +692,6 @@ struct CannySlot
   CvCannyInfo info;
   uint8_t *cls;                 /* w x h: kNone, kWeakLocal, kStrongLocal */
   unsigned *labels;             /* w x h union-find keys (candidates) */
-  int path;                     /* kPathRuns, kPathTile, kPathRunsOldMerge */
 };
 
 void
@@ -1006,19 +710,12 @@ CvStatus
 canny_preload (void)
 {
   const void *k[] = {
-    (const void *) canny_tile_kernel < 3, false >,
-    (const void *) canny_tile_kernel < 3, true >,
-    (const void *) canny_tile_kernel < 5, false >,
-    (const void *) canny_tile_kernel < 5, true >,
-    (const void *) canny_tile_kernel < 7, false >,
-    (const void *) canny_tile_kernel < 7, true >,
     (const void *) canny_runs_kernel < 3, false >,
     (const void *) canny_runs_kernel < 3, true >,
     (const void *) canny_runs_kernel < 5, false >,
     (const void *) canny_runs_kernel < 5, true >,
     (const void *) canny_runs_kernel < 7, false >,
     (const void *) canny_runs_kernel < 7, true >,
-    (const void *) canny_merge_kernel,
     (const void *) canny_merge_runs_kernel,
     (const void *) canny_output_kernel,
   };
@@ -1044,7 +741,6 @@ canny_slot_create (const CvCannyInfo * info, CannySlot ** slot)
   if (!o)
     return CV_ERROR_NO_MEMORY;
   o->info = *info;
-  o->path = path_from_env ();
   n = (size_t) o->info.width * o->info.height;
   e = cudaMalloc (&o->cls, n);
   if (e == cudaSuccess)
@@ -1075,31 +771,25 @@ canny_slot_submit (CannySlot * o, const CvFrame * frame,
   cv_canny_thresholds (p, &low, &high);
   const bool l2 = p->l2_gradient != 0;
   const CvPlane *src = &frame->in[0];
-  const bool runs = o->path != kPathTile;
 
   /* 1. classes and tile-local components */
   if (k == 3)
     launch_tile < 3 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, runs, s);
+        o->labels, s);
   else if (k == 5)
     launch_tile < 5 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, runs, s);
+        o->labels, s);
   else
     launch_tile < 7 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, runs, s);
+        o->labels, s);
   CV_CUDA_TRY (cudaGetLastError ());
   {
     /* 2. the links across tile borders; 3. the output map */
     dim3 tiles (cv_div_up (w, kTW), cv_div_up (h, kTH));
-    if (o->path == kPathRuns) {
-      const int n_tiles = (int) (tiles.x * tiles.y);
-      canny_merge_runs_kernel <<<cv_div_up (n_tiles, kMergeTiles),
-          dim3 (32, 2 * kMergeTiles), 0, s>>> (o->cls, o->labels, w, h,
-          (int) tiles.x, n_tiles);
-    } else {
-      canny_merge_kernel <<<tiles, dim3 (32, 3), 0, s>>> (o->cls, o->labels,
-          w, h);
-    }
+    const int n_tiles = (int) (tiles.x * tiles.y);
+    canny_merge_runs_kernel <<<cv_div_up (n_tiles, kMergeTiles),
+        dim3 (32, 2 * kMergeTiles), 0, s>>> (o->cls, o->labels, w, h,
+        (int) tiles.x, n_tiles);
     dim3 block (32, 8);
     dim3 grid (cv_div_up (cv_div_up (w, 4), 32), cv_div_up (h, 8));
     canny_output_kernel <<<grid, block, 0, s>>> (o->cls, o->labels,

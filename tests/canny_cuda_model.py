@@ -14,7 +14,7 @@
 # hysteresis), on random frames (real classes) and on random class maps
 # (long weak components across tiles, few strong seeds).
 # Keep it in step with kernels/canny.cu.
-#   canny_cuda_model.py [--seed N] [--frames N] [--maps N] [--old-merge]
+#   canny_cuda_model.py [--seed N] [--frames N] [--maps N]
 import random, sys
 from collections import deque
 SM={3:[1,2,1],5:[1,4,6,4,1],7:[1,6,15,20,15,6,1]}
@@ -79,7 +79,6 @@ def hyst(c,w,h):
 # ---- lane-mask helpers (32-bit)
 M32=0xffffffff
 OVERRIDE=False
-OLDMERGE=False
 def run_start(m,l): return ((m & ~(m<<1) & M32)>>l)&1
 def ffs(v): return (v & -v).bit_length() if v else 0
 def run_length(m,l): return ffs(~(m>>l) & 0xffffffffffffffff)-1
@@ -209,11 +208,6 @@ def gfind(labels,idx):
     while (k&kIndex)!=idx:
         idx=k&kIndex; k=labels[idx]; assert k is not None
     return k
-def gunion(labels,a,b):
-    ka=gfind(labels,a); kb=gfind(labels,b)
-    if ka==kb: return
-    if ka>kb: ka,kb=kb,ka
-    labels[kb&kIndex]=ka
 def gunion_keys(labels,ka,kb):
     # global_union_keys: from keys of any nodes of the two trees (stale
     # ones too: the warp's keys are read before its unions)
@@ -224,37 +218,6 @@ def gunion_keys(labels,ka,kb):
         labels[kb&kIndex]=min(old,ka)
         if old==kb: return
         kb=gfind(labels,old&kIndex); ka=gfind(labels,ka&kIndex)
-def merge_pass_old(cls,labels,w,h):
-    # canny_merge_kernel (CUDAVISION_CANNY_PATH=runs-oldmerge: after
-    # canny_runs_kernel, whose labels[] it must find where it reads)
-    for by in range(0,h,32):
-        for bx in range(0,w,32):
-            for ty_ in range(3):
-                for lane in range(32):
-                    if ty_==0:
-                        x=bx; y=by+lane
-                        if bx==0: continue
-                    elif ty_==1:
-                        x=bx+lane; y=by
-                        if by==0: continue
-                    else:
-                        x=bx+kTW-1; y=by+lane
-                        if x+1>=w or y==0: continue
-                    if x>=w or y>=h: continue
-                    i=y*w+x
-                    if cls[i]==0: continue
-                    tx=x//kTW; ty=y//kTH
-                    wc=x>0 and cls[i-1]!=0
-                    if wc and (x-1)//kTW!=tx: gunion(labels,i,i-1)
-                    if y>0:
-                        n=i-w; ny=(y-1)//kTH!=ty
-                        if cls[n]!=0:
-                            if ny: gunion(labels,i,n)
-                        else:
-                            if (not wc) and x>0 and cls[n-1]!=0 and (ny or (x-1)//kTW!=tx):
-                                gunion(labels,i,n-1)
-                            if x+1<w and cls[n+1]!=0 and (ny or (x+1)//kTW!=tx):
-                                gunion(labels,i,n+1)
 def merge_pass(cls,labels,w,h):
     # every warp a generator: its classes and keys read up to the yield,
     # its unions after; either each warp runs whole in turn, or all read
@@ -333,7 +296,7 @@ def run(L,w,h,K,l2,low,high):
         for bx in range(0,w,32):
             tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc)
     assert None not in cls
-    (merge_pass_old if OLDMERGE else merge_pass)(cls,labels,w,h)
+    merge_pass(cls,labels,w,h)
     for y in range(h):
         for x in range(w):
             i=y*w+x
@@ -350,7 +313,7 @@ def runmap(c,w,h):
     for by in range(0,h,32):
         for bx in range(0,w,32):
             tile_pass(L,w,h,3,False,0,0,bx,by,cls,labels,c)
-    (merge_pass_old if OLDMERGE else merge_pass)(cls,labels,w,h)
+    merge_pass(cls,labels,w,h)
     for y in range(h):
         for x in range(w):
             i=y*w+x
@@ -412,10 +375,7 @@ if __name__=='__main__':
     ap.add_argument('--seed',type=int,default=1)
     ap.add_argument('--frames',type=int,default=16)
     ap.add_argument('--maps',type=int,default=40)
-    ap.add_argument('--old-merge',action='store_true',
-        help='canny_merge_kernel after canny_runs_kernel (runs-oldmerge)')
     a=ap.parse_args()
-    OLDMERGE=a.old_merge
     rnd=random.Random(a.seed)
     RND=random.Random(a.seed+1000)
     frames(rnd,a.frames)
