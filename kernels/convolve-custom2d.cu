@@ -230,11 +230,16 @@ weights_products_exact (const float *w, int n)
   return 1;
 }
 
+/* The kernel of size K (the FMA variant when the weights' products are
+ * exact) on (bpp, nc) pixels when its grid fits (grid.y <= 65535: frames
+ * of up to 1 048 560 rows): returns 1 with *ret the status of the launch.
+ * Taller frames: returns 0 with nothing launched and *ret untouched (the
+ * general chain kernel's, convolve-chain.cu). */
 template < int K >
-static CvStatus
+static int
 launch_custom2d (int bpp, int nc, const uint8_t * src, size_t sstride,
     uint8_t * dst, size_t dstride, int W, int H, const GpuChain & g,
-    cudaStream_t stream, int *taken)
+    cudaStream_t stream, CvStatus *ret)
 {
   typedef CustomGeom < K > G;
   const int flags = (bpp == 1 && (uintptr_t) dst % 4 == 0
@@ -244,9 +249,8 @@ launch_custom2d (int bpp, int nc, const uint8_t * src, size_t sstride,
   dim3 grid ((unsigned) cv_div_up (W, G::TW), (unsigned) cv_div_up (H,
           G::TH), (unsigned) nc);
 
-  *taken = grid.y <= 65535;
-  if (!*taken)
-    return CV_OK;               /* the general kernel's */
+  if (grid.y > 65535)
+    return 0;
   {
     const int fma = weights_products_exact (g.w, K * K);
     void (*kern) (const uint8_t *, size_t, uint8_t *, size_t, int, int,
@@ -259,27 +263,34 @@ launch_custom2d (int bpp, int nc, const uint8_t * src, size_t sstride,
     kern <<<grid, CB_NT, 0, stream>>> (src, sstride, dst, dstride, W, H,
         g.border, bpp, nc, flags, g);
   }
-  return cv_cuda_status (cudaGetLastError ());
+  *ret = cv_cuda_status (cudaGetLastError ());
+  return 1;
 }
+
+/* The kernel sizes, the one list of the launch (cv_conv_custom2d_try) and
+ * of the preload (cv_conv_custom2d_preload): X (k) for every odd k from 3
+ * to CV_CONVOLVE_MAX_KSIZE. */
+#define CUSTOM2D_KSIZES(X) \
+  X (3) X (5) X (7) X (9) X (11) X (13) X (15) X (17) X (19) X (21) \
+  X (23) X (25) X (27) X (29) X (31)
+#define CV_K(k) + 1
+static constexpr int N_CUSTOM2D_KSIZES = 0 CUSTOM2D_KSIZES (CV_K);
+#undef CV_K
+static_assert (N_CUSTOM2D_KSIZES == (CV_CONVOLVE_MAX_KSIZE - 1) / 2,
+    "every odd kernel size from 3 to CV_CONVOLVE_MAX_KSIZE");
 
 int
 cv_conv_custom2d_try (int bpp, int nc, const uint8_t * s, size_t ss,
     uint8_t * d, size_t ds, int W, int H, const GpuChain & g,
     cudaStream_t st, CvStatus *ret)
 {
-  int taken = 1;
-
   if (g.n != 1 || g.kind[0] != CV_FILTER_CUSTOM || g.sep_custom || bpp < 1
       || bpp > 4 || nc < 1 || nc > bpp)
     return 0;
   switch (g.ksize) {
 #define CV_K(k) case k: \
-    *ret = launch_custom2d < k > (bpp, nc, s, ss, d, ds, W, H, g, st, \
-        &taken); \
-    return taken;
-      CV_K (3) CV_K (5) CV_K (7) CV_K (9) CV_K (11) CV_K (13) CV_K (15)
-          CV_K (17) CV_K (19) CV_K (21) CV_K (23) CV_K (25) CV_K (27)
-          CV_K (29) CV_K (31)
+    return launch_custom2d < k > (bpp, nc, s, ss, d, ds, W, H, g, st, ret);
+      CUSTOM2D_KSIZES (CV_K)
 #undef CV_K
     default:
       return 0;
@@ -307,25 +318,13 @@ custom2d_variants (const void **k, int n, bool mc)
 CvStatus
 cv_conv_custom2d_preload (int bpp, int nc)
 {
-  const void *k[30];
+  const void *k[2 * N_CUSTOM2D_KSIZES];
   const bool mc = bpp > 1;
   int n = 0;
 
   (void) nc;
-  n = custom2d_variants < 3 > (k, n, mc);
-  n = custom2d_variants < 5 > (k, n, mc);
-  n = custom2d_variants < 7 > (k, n, mc);
-  n = custom2d_variants < 9 > (k, n, mc);
-  n = custom2d_variants < 11 > (k, n, mc);
-  n = custom2d_variants < 13 > (k, n, mc);
-  n = custom2d_variants < 15 > (k, n, mc);
-  n = custom2d_variants < 17 > (k, n, mc);
-  n = custom2d_variants < 19 > (k, n, mc);
-  n = custom2d_variants < 21 > (k, n, mc);
-  n = custom2d_variants < 23 > (k, n, mc);
-  n = custom2d_variants < 25 > (k, n, mc);
-  n = custom2d_variants < 27 > (k, n, mc);
-  n = custom2d_variants < 29 > (k, n, mc);
-  n = custom2d_variants < 31 > (k, n, mc);
+#define CV_K(ks) n = custom2d_variants < ks > (k, n, mc);
+  CUSTOM2D_KSIZES (CV_K)
+#undef CV_K
   return cv_cuda_preload (k, n);
 }

@@ -44,9 +44,11 @@ int cv_conv_named_try (int bpp, int nc, const uint8_t * src, size_t sstride,
     cudaStream_t stream, CvStatus *ret);
 
 /* convolve-custom2d.cu: a chain of one general (non-separable) custom
- * kernel (ksize 3 .. 31) on pixels of any (bpp, nc), 1 <= nc <= bpp <= 4.
- * Returns 1 with *ret the status of the launch, or 0 when it does not
- * take the work. */
+ * kernel (ksize 3 .. 31) on pixels of any (bpp, nc), 1 <= nc <= bpp <= 4,
+ * on frames of up to 1 048 560 rows. Returns 1 with *ret the status of
+ * the launch, or 0 when it does not take the work (other chains, sizes
+ * and pixels, taller frames): then nothing is launched and *ret is not
+ * touched. */
 int cv_conv_custom2d_try (int bpp, int nc, const uint8_t * src,
     size_t sstride, uint8_t * dst, size_t dstride, int W, int H,
     const GpuChain & g, cudaStream_t stream, CvStatus *ret);
