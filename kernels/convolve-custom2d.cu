@@ -35,7 +35,9 @@
  * fma (w, p, acc) rounds acc + w p once, and w p is exactly the rounded
  * product that the multiply would give, so the result is the same float
  * (overflow, infinities and signed zeros included) at half the
- * instructions. Other kernels keep the multiply and the add.
+ * instructions. Other kernels keep the multiply and the add. The check
+ * runs on the host when the weights change, not per frame (the slot's
+ * CvConvolveExactCache, cuda-internal.h).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -230,16 +232,33 @@ weights_products_exact (const float *w, int n)
   return 1;
 }
 
+/* weights_products_exact (w, n), decided again only when the n weights
+ * differ from the cached ones bit for bit (cache: the slot's, one frame at
+ * a time; NULL: decided now) */
+static int
+weights_products_exact_cached (CvConvolveExactCache * cache, const float *w,
+    int n)
+{
+  if (!cache)
+    return weights_products_exact (w, n);
+  if (cache->n != n || memcmp (cache->weights, w, sizeof (float) * n) != 0) {
+    memcpy (cache->weights, w, sizeof (float) * n);
+    cache->n = n;
+    cache->exact = weights_products_exact (w, n);
+  }
+  return cache->exact;
+}
+
 /* The kernel of size K (the FMA variant when the weights' products are
  * exact) on (bpp, nc) pixels when its grid fits (grid.y <= 65535: frames
  * of up to 1 048 560 rows): returns 1 with *ret the status of the launch.
- * Taller frames: returns 0 with nothing launched and *ret untouched (the
- * general chain kernel's, convolve-chain.cu). */
+ * Taller frames: returns 0 with nothing launched and neither *ret nor
+ * *exact touched (the general chain kernel's, convolve-chain.cu). */
 template < int K >
 static int
 launch_custom2d (int bpp, int nc, const uint8_t * src, size_t sstride,
     uint8_t * dst, size_t dstride, int W, int H, const GpuChain & g,
-    cudaStream_t stream, CvStatus *ret)
+    CvConvolveExactCache * exact, cudaStream_t stream, CvStatus *ret)
 {
   typedef CustomGeom < K > G;
   const int flags = (bpp == 1 && (uintptr_t) dst % 4 == 0
@@ -252,7 +271,7 @@ launch_custom2d (int bpp, int nc, const uint8_t * src, size_t sstride,
   if (grid.y > 65535)
     return 0;
   {
-    const int fma = weights_products_exact (g.w, K * K);
+    const int fma = weights_products_exact_cached (exact, g.w, K * K);
     void (*kern) (const uint8_t *, size_t, uint8_t *, size_t, int, int,
         int, int, int, int, const GpuChain) = bpp == 1 ?
         (fma ? custom2d_kernel < K, true, false > :
@@ -282,14 +301,15 @@ static_assert (N_CUSTOM2D_KSIZES == (CV_CONVOLVE_MAX_KSIZE - 1) / 2,
 int
 cv_conv_custom2d_try (int bpp, int nc, const uint8_t * s, size_t ss,
     uint8_t * d, size_t ds, int W, int H, const GpuChain & g,
-    cudaStream_t st, CvStatus *ret)
+    CvConvolveExactCache * exact, cudaStream_t st, CvStatus *ret)
 {
   if (g.n != 1 || g.kind[0] != CV_FILTER_CUSTOM || g.sep_custom || bpp < 1
       || bpp > 4 || nc < 1 || nc > bpp)
     return 0;
   switch (g.ksize) {
 #define CV_K(k) case k: \
-    return launch_custom2d < k > (bpp, nc, s, ss, d, ds, W, H, g, st, ret);
+    return launch_custom2d < k > (bpp, nc, s, ss, d, ds, W, H, g, exact, \
+        st, ret);
       CUSTOM2D_KSIZES (CV_K)
 #undef CV_K
     default:
