@@ -35,16 +35,14 @@
  * fma (w, p, acc) rounds acc + w p once, and w p is exactly the rounded
  * product that the multiply would give, so the result is the same float
  * (overflow, infinities and signed zeros included) at half the
- * instructions. Other kernels keep the multiply and the add.
- *
- * CUDAVISION_CONV_PATH=old (read once per process) runs the previous
- * kernel instead (1-byte pixels only; A/B timing).
+ * instructions. Other kernels keep the multiply and the add. The check
+ * runs on the host when the weights change, not per frame (the slot's
+ * CvConvolveExactCache, cuda-internal.h).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "convolve-internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #define CB_X 8
@@ -234,11 +232,33 @@ weights_products_exact (const float *w, int n)
   return 1;
 }
 
+/* weights_products_exact (w, n), decided again only when the n weights
+ * differ from the cached ones bit for bit (cache: the slot's, one frame at
+ * a time; NULL: decided now) */
+static int
+weights_products_exact_cached (CvConvolveExactCache * cache, const float *w,
+    int n)
+{
+  if (!cache)
+    return weights_products_exact (w, n);
+  if (cache->n != n || memcmp (cache->weights, w, sizeof (float) * n) != 0) {
+    memcpy (cache->weights, w, sizeof (float) * n);
+    cache->n = n;
+    cache->exact = weights_products_exact (w, n);
+  }
+  return cache->exact;
+}
+
+/* The kernel of size K (the FMA variant when the weights' products are
+ * exact) on (bpp, nc) pixels when its grid fits (grid.y <= 65535: frames
+ * of up to 1 048 560 rows): returns 1 with *ret the status of the launch.
+ * Taller frames: returns 0 with nothing launched and neither *ret nor
+ * *exact touched (the general chain kernel's, convolve-chain.cu). */
 template < int K >
-static CvStatus
+static int
 launch_custom2d (int bpp, int nc, const uint8_t * src, size_t sstride,
     uint8_t * dst, size_t dstride, int W, int H, const GpuChain & g,
-    cudaStream_t stream, int *taken)
+    CvConvolveExactCache * exact, cudaStream_t stream, CvStatus *ret)
 {
   typedef CustomGeom < K > G;
   const int flags = (bpp == 1 && (uintptr_t) dst % 4 == 0
@@ -248,11 +268,10 @@ launch_custom2d (int bpp, int nc, const uint8_t * src, size_t sstride,
   dim3 grid ((unsigned) cv_div_up (W, G::TW), (unsigned) cv_div_up (H,
           G::TH), (unsigned) nc);
 
-  *taken = grid.y <= 65535;
-  if (!*taken)
-    return CV_OK;               /* the general kernel's */
+  if (grid.y > 65535)
+    return 0;
   {
-    const int fma = weights_products_exact (g.w, K * K);
+    const int fma = weights_products_exact_cached (exact, g.w, K * K);
     void (*kern) (const uint8_t *, size_t, uint8_t *, size_t, int, int,
         int, int, int, int, const GpuChain) = bpp == 1 ?
         (fma ? custom2d_kernel < K, true, false > :
@@ -263,167 +282,35 @@ launch_custom2d (int bpp, int nc, const uint8_t * src, size_t sstride,
     kern <<<grid, CB_NT, 0, stream>>> (src, sstride, dst, dstride, W, H,
         g.border, bpp, nc, flags, g);
   }
-  return cv_cuda_status (cudaGetLastError ());
+  *ret = cv_cuda_status (cudaGetLastError ());
+  return 1;
 }
 
-/* ---- the previous kernel (CUDAVISION_CONV_PATH=old; 1-byte pixels) ----
- * Tile filled byte by byte with the border rule, always multiply + add. */
-
-template < int K > struct CustomGeomOld
-{
-  static constexpr int R = K / 2;
-  static constexpr int TW = CB_X * CB_P, TH = CB_Y;
-  static constexpr int IW = TW + K - 1, IH = TH + K - 1;
-  static constexpr int NIN4 = (CB_P + K - 1 + 3) / 4;   /* float4 per row */
-  static constexpr int NEED = (CB_X - 1) * CB_P + 4 * NIN4;
-  static constexpr int W0 = IW > NEED ? IW : NEED;
-  static constexpr int PITCH = (W0 + 27) / 32 * 32 + 4 >= W0 ?
-      (W0 + 27) / 32 * 32 + 4 : (W0 + 27) / 32 * 32 + 36;
-  static constexpr int KP = (K + 3) / 4 * 4;
-};
-
-template < int K >
-__global__ void __launch_bounds__ (CB_X * CB_Y)
-custom2d_old_kernel (const uint8_t * __restrict__ src, size_t sstride,
-    uint8_t * __restrict__ dst, size_t dstride, int W, int H, int mode,
-    int vec, const __grid_constant__ GpuChain p)
-{
-  typedef CustomGeomOld < K > G;
-  static_assert (G::PITCH % 32 == 4 && G::PITCH >= G::W0, "pitch");
-  __shared__ __align__ (16) float tile[G::IH * G::PITCH];
-  __shared__ __align__ (16) float wts[K * G::KP];
-  const int tid = threadIdx.x;
-  const int x0 = (int) blockIdx.x * G::TW, y0 = (int) blockIdx.y * G::TH;
-
-  for (int o = tid; o < K * G::KP; o += CB_X * CB_Y) {
-    const int i = o / G::KP, j = o - i * G::KP;
-    wts[o] = j < K ? p.w[i * K + j] : 0.0f;
-  }
-  for (int o = tid; o < G::IH * G::PITCH; o += CB_X * CB_Y) {
-    const int j = o / G::PITCH, i = o - j * G::PITCH;
-    float v = 0.0f;
-
-    if (i < G::IW) {
-      const int my = cv_conv_border (y0 - G::R + j, H, mode);
-      const int mx = cv_conv_border (x0 - G::R + i, W, mode);
-      if (my >= 0 && mx >= 0)
-        v = (float) src[(size_t) my * sstride + mx];
-    }
-    tile[o] = v;
-  }
-  __syncthreads ();
-
-  {
-    const int tx = tid % CB_X, ty = tid / CB_X;
-    const int gy = y0 + ty, gx = x0 + tx * CB_P;
-    const float *base = tile + ty * G::PITCH + tx * CB_P;
-    float acc[CB_P];
-
-#pragma unroll
-    for (int o = 0; o < CB_P; o++)
-      acc[o] = 0.0f;
-#pragma unroll 1
-    for (int i = 0; i < K; i++) {
-      float v[4 * G::NIN4], w[G::KP];
-
-#pragma unroll
-      for (int q = 0; q < G::NIN4; q++)
-        *(float4 *) & v[4 * q] = *(const float4 *) (base + i * G::PITCH +
-            4 * q);
-#pragma unroll
-      for (int q = 0; q < G::KP / 4; q++)
-        *(float4 *) & w[4 * q] = *(const float4 *) (wts + i * G::KP + 4 * q);
-#pragma unroll
-      for (int j = 0; j < K; j++)
-#pragma unroll
-        for (int o = 0; o < CB_P; o++)
-          acc[o] = __fadd_rn (acc[o], __fmul_rn (w[j], v[o + j]));
-    }
-
-    if (gy < H && gx < W) {
-      uint8_t *q = dst + (size_t) gy * dstride + gx;
-      uint32_t b[CB_P];
-
-#pragma unroll
-      for (int o = 0; o < CB_P; o++)
-        b[o] = (uint32_t) cv_conv_round_sat (acc[o]);
-      if (vec && gx + CB_P <= W) {
-#pragma unroll
-        for (int o = 0; o < CB_P; o += 4)
-          *(uint32_t *) (q + o) = b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) |
-              (b[o + 3] << 24);
-      } else {
-#pragma unroll
-        for (int o = 0; o < CB_P; o++)
-          if (gx + o < W)
-            q[o] = (uint8_t) b[o];
-      }
-    }
-  }
-}
-
-template < int K >
-static CvStatus
-launch_custom2d_old (const uint8_t * src, size_t sstride, uint8_t * dst,
-    size_t dstride, int W, int H, const GpuChain & g, cudaStream_t stream)
-{
-  typedef CustomGeomOld < K > G;
-  const int vec = ((uintptr_t) dst % 4 == 0) && dstride % 4 == 0;
-  dim3 grid ((unsigned) cv_div_up (W, G::TW), (unsigned) cv_div_up (H,
-          G::TH));
-
-  if (grid.y > 65535)
-    return CV_ERROR_INVALID_ARGUMENT;
-  custom2d_old_kernel < K > <<<grid, CB_X * CB_Y, 0, stream>>> (src, sstride,
-      dst, dstride, W, H, g.border, vec, g);
-  return cv_cuda_status (cudaGetLastError ());
-}
-
-/* CUDAVISION_CONV_PATH=old: the previous kernel (debug/benchmark
- * override), read once per process. */
-static int
-conv_path_old (void)
-{
-  static const int old = [] {
-    const char *e = getenv ("CUDAVISION_CONV_PATH");
-    return e && !strcmp (e, "old");
-  } ();
-  return old;
-}
+/* The kernel sizes, the one list of the launch (cv_conv_custom2d_try) and
+ * of the preload (cv_conv_custom2d_preload): X (k) for every odd k from 3
+ * to CV_CONVOLVE_MAX_KSIZE. */
+#define CUSTOM2D_KSIZES(X) \
+  X (3) X (5) X (7) X (9) X (11) X (13) X (15) X (17) X (19) X (21) \
+  X (23) X (25) X (27) X (29) X (31)
+#define CV_K(k) + 1
+static constexpr int N_CUSTOM2D_KSIZES = 0 CUSTOM2D_KSIZES (CV_K);
+#undef CV_K
+static_assert (N_CUSTOM2D_KSIZES == (CV_CONVOLVE_MAX_KSIZE - 1) / 2,
+    "every odd kernel size from 3 to CV_CONVOLVE_MAX_KSIZE");
 
 int
 cv_conv_custom2d_try (int bpp, int nc, const uint8_t * s, size_t ss,
     uint8_t * d, size_t ds, int W, int H, const GpuChain & g,
-    cudaStream_t st, CvStatus *ret)
+    CvConvolveExactCache * exact, cudaStream_t st, CvStatus *ret)
 {
-  int taken = 1;
-
   if (g.n != 1 || g.kind[0] != CV_FILTER_CUSTOM || g.sep_custom || bpp < 1
       || bpp > 4 || nc < 1 || nc > bpp)
     return 0;
-  if (conv_path_old ()) {
-    if (bpp != 1 || nc != 1)
-      return 0;
-    switch (g.ksize) {
-#define CV_K(k) case k: \
-      *ret = launch_custom2d_old < k > (s, ss, d, ds, W, H, g, st); \
-      return 1;
-        CV_K (3) CV_K (5) CV_K (7) CV_K (9) CV_K (11) CV_K (13) CV_K (15)
-            CV_K (17) CV_K (19) CV_K (21) CV_K (23) CV_K (25) CV_K (27)
-            CV_K (29) CV_K (31)
-#undef CV_K
-      default:
-        return 0;
-    }
-  }
   switch (g.ksize) {
 #define CV_K(k) case k: \
-    *ret = launch_custom2d < k > (bpp, nc, s, ss, d, ds, W, H, g, st, \
-        &taken); \
-    return taken;
-      CV_K (3) CV_K (5) CV_K (7) CV_K (9) CV_K (11) CV_K (13) CV_K (15)
-          CV_K (17) CV_K (19) CV_K (21) CV_K (23) CV_K (25) CV_K (27)
-          CV_K (29) CV_K (31)
+    return launch_custom2d < k > (bpp, nc, s, ss, d, ds, W, H, g, exact, \
+        st, ret);
+      CUSTOM2D_KSIZES (CV_K)
 #undef CV_K
     default:
       return 0;
@@ -451,25 +338,13 @@ custom2d_variants (const void **k, int n, bool mc)
 CvStatus
 cv_conv_custom2d_preload (int bpp, int nc)
 {
-  const void *k[30];
+  const void *k[2 * N_CUSTOM2D_KSIZES];
   const bool mc = bpp > 1;
   int n = 0;
 
   (void) nc;
-  n = custom2d_variants < 3 > (k, n, mc);
-  n = custom2d_variants < 5 > (k, n, mc);
-  n = custom2d_variants < 7 > (k, n, mc);
-  n = custom2d_variants < 9 > (k, n, mc);
-  n = custom2d_variants < 11 > (k, n, mc);
-  n = custom2d_variants < 13 > (k, n, mc);
-  n = custom2d_variants < 15 > (k, n, mc);
-  n = custom2d_variants < 17 > (k, n, mc);
-  n = custom2d_variants < 19 > (k, n, mc);
-  n = custom2d_variants < 21 > (k, n, mc);
-  n = custom2d_variants < 23 > (k, n, mc);
-  n = custom2d_variants < 25 > (k, n, mc);
-  n = custom2d_variants < 27 > (k, n, mc);
-  n = custom2d_variants < 29 > (k, n, mc);
-  n = custom2d_variants < 31 > (k, n, mc);
+#define CV_K(ks) n = custom2d_variants < ks > (k, n, mc);
+  CUSTOM2D_KSIZES (CV_K)
+#undef CV_K
   return cv_cuda_preload (k, n);
 }

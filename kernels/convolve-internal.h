@@ -44,12 +44,16 @@ int cv_conv_named_try (int bpp, int nc, const uint8_t * src, size_t sstride,
     cudaStream_t stream, CvStatus *ret);
 
 /* convolve-custom2d.cu: a chain of one general (non-separable) custom
- * kernel (ksize 3 .. 31) on pixels of any (bpp, nc), 1 <= nc <= bpp <= 4
- * (CUDAVISION_CONV_PATH=old: (1, 1) only). Returns 1 with *ret the status
- * of the launch, or 0 when it does not take the work. */
+ * kernel (ksize 3 .. 31) on pixels of any (bpp, nc), 1 <= nc <= bpp <= 4,
+ * on frames of up to 1 048 560 rows. Returns 1 with *ret the status of
+ * the launch, or 0 when it does not take the work (other chains, sizes
+ * and pixels, taller frames): then nothing is launched and neither *ret
+ * nor *exact is touched. exact: cv_convolve_cuda's (cuda-internal.h),
+ * NULL or the slot's cache of the FMA decision for the weights g.w. */
 int cv_conv_custom2d_try (int bpp, int nc, const uint8_t * src,
     size_t sstride, uint8_t * dst, size_t dstride, int W, int H,
-    const GpuChain & g, cudaStream_t stream, CvStatus *ret);
+    const GpuChain & g, CvConvolveExactCache * exact, cudaStream_t stream,
+    CvStatus *ret);
 
 /* convolve-chain.cu: shared memory of the fused chain kernel (n stages,
  * any separable one, halo R, tiles of th rows, nc channels). */

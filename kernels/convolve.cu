@@ -28,7 +28,8 @@
 
 extern "C" CvStatus
 cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp, int channels,
-    const CvConvolveParams * p, CvCudaScratch * scratch, void *stream)
+    const CvConvolveParams * p, CvCudaScratch * scratch,
+    CvConvolveExactCache * exact, void *stream)
 {
   cudaStream_t st = (cudaStream_t) stream;
   GpuChain g;
@@ -75,7 +76,7 @@ cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp, int channels,
     if (cv_conv_named_try (bpp, channels, src->data, src->stride, dst->data,
             dst->stride, w, h, g, st, &ret)
         || cv_conv_custom2d_try (bpp, channels, src->data, src->stride,
-            dst->data, dst->stride, w, h, g, st, &ret))
+            dst->data, dst->stride, w, h, g, exact, st, &ret))
       return ret;
   }
 
@@ -127,6 +128,7 @@ struct ConvolveSlot
 {
   CvConvolveInfo info;
   CvCudaScratch scratch;        /* the slot's (cv_convolve_cuda) */
+  CvConvolveExactCache exact;   /* the slot's (cv_convolve_cuda) */
 };
 
 /* every kernel the planes' pixels can launch (named chains, general
@@ -184,7 +186,7 @@ convolve_slot_submit (ConvolveSlot * o, const CvFrame * frame,
    * may grow */
   for (int p = 0; status == CV_OK && p < o->info.n_planes; p++)
     status = cv_convolve_cuda (&f.in[p], &f.out[p], o->info.bpp[p],
-        o->info.channels[p], params, &o->scratch, stream);
+        o->info.channels[p], params, &o->scratch, &o->exact, stream);
   return status;
 }
 

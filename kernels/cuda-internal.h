@@ -76,14 +76,30 @@ CvStatus cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
  * the number of differences (0), or -1 when CUDA fails. */
 int cv_sobel_cuda_mag_check (void);
 
+/* What cv_convolve_cuda decided for the last custom weights it saw:
+ * whether every product of a weight with a byte is exact, so that the
+ * general custom kernel may use its fused multiply-add variant (same
+ * bits, half the instructions; kernels/convolve-custom2d.cu). Decided
+ * again only when the weights change (compared bit for bit), not per
+ * frame. It belongs to an operator's slot, like its scratch (one frame
+ * at a time: no other slot reads or writes it), and starts zeroed. */
+typedef struct
+{
+  int n;                        /* weights[0 .. n - 1]; 0: none yet */
+  int exact;
+  float weights[CV_CONVOLVE_MAX_KSIZE * CV_CONVOLVE_MAX_KSIZE];
+} CvConvolveExactCache;
+
 /* The filter chain on one plane (bpp, channels as cv_convolve_cpu: (1, 1),
  * (2, 2), (3, 3) or (4, 3)). params is copied into the launch (it may
  * change as soon as the call returns). scratch: the caller's slot's
  * (CvCudaScratch), where chains whose halo does not fit in shared memory
- * (run one stage per launch) keep two frames; reserved here. */
+ * (run one stage per launch) keep two frames; reserved here. exact: the
+ * caller's slot's (CvConvolveExactCache), updated here when the general
+ * custom kernel runs on other weights; NULL: decided at every call. */
 CvStatus cv_convolve_cuda (const CvPlane * src, CvPlane * dst, int bpp,
     int channels, const CvConvolveParams * params, CvCudaScratch * scratch,
-    void *stream);
+    CvConvolveExactCache * exact, void *stream);
 
 /* Bytes of device scratch memory cv_nlmeans_cuda reserves for this frame
  * size, layout and parameters (0: none; params NULL: enough for any) on

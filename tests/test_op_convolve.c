@@ -10,7 +10,8 @@
  * checks on the CUDA operator; the CPU operator against the CUDA one on
  * random planes of every size and format, named filters, their chains,
  * custom kernels 2-D and separable, chains whose halo does not fit in
- * shared memory, every border mode, byte for byte.
+ * shared memory, every border mode, byte for byte; one operator's two
+ * slots through changes of the custom weights (test_cuda_weights_change).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -44,6 +45,20 @@ static const char *chain_names[N_CHAINS] = {
 static const int border_modes[] = { CV_BORDER_CONSTANT,
   CV_BORDER_REPLICATE, CV_BORDER_REFLECT_101
 };
+
+/* the k x k weights of a custom kernel: multiples of 2^-12 of at most 8
+ * significant bits (dyadic: every product with a byte is exact, the GPU
+ * takes its fused multiply-add variant) or random floats */
+static void
+fill_kernel (float *kernel, int k, gboolean dyadic, GRand * r)
+{
+  int a;
+
+  for (a = 0; a < k * k; a++)
+    kernel[a] = dyadic ? (float) g_rand_int_range (r, -40, 100) / 4096.0f :
+        (float) g_rand_double_range (r, -0.6, 1.0) / (k * k) * 2.0f;
+  kernel[(k / 2) * k + k / 2] += 0.5f;
+}
 
 static void
 make_chain (int i, int border, GRand * r, CvConvolveParams * p)
@@ -99,17 +114,8 @@ make_chain (int i, int border, GRand * r, CvConvolveParams * p)
     for (a = 0; a < k; a++)
       for (b = 0; b < k; b++)
         p->kernel[a * k + b] = col[a] * row[b];
-  } else if (i == 13) {
-    /* multiples of 2^-12 of at most 8 significant bits: every product
-     * with a byte is exact, the GPU takes its fused multiply-add path */
-    for (a = 0; a < k * k; a++)
-      p->kernel[a] = (float) g_rand_int_range (r, -40, 100) / 4096.0f;
-    p->kernel[(k / 2) * k + k / 2] += 0.5f;
   } else {
-    for (a = 0; a < k * k; a++)
-      p->kernel[a] = (float) g_rand_double_range (r, -0.6, 1.0) / (k * k) *
-          2.0f;
-    p->kernel[(k / 2) * k + k / 2] += 0.5f;
+    fill_kernel (p->kernel, k, i == 13, r);
   }
   if (i == 9) {
     p->n_filters = 3;
@@ -283,6 +289,73 @@ OP_CPU_COMPARE_TEST (convolve, compare_convolve, TRUE);
 
 #ifdef HAVE_CUDA
 OP_CUDA_TESTS (A_CONVOLVE, convolve, compare_convolve);
+
+/* The CUDA operator decides whether the custom weights' products are
+ * exact (its fused multiply-add variant) once per slot when they change,
+ * not per frame (kernels/convolve-custom2d.cu): one operator of two slots
+ * runs frames whose weights go from dyadic to random and back, at two
+ * sizes (each slot sees every kind of change, slot 0 a repeat too), every
+ * frame against the CPU. The random kernels carry a pair of large
+ * opposite weights: where their two pixels are equal, the multiply and
+ * add cancel them exactly while the FMA keeps the first product's
+ * rounding error (up to 1), so the FMA kept past a change to them gives
+ * other bytes (about 1 pixel in 900: some 330 a frame). */
+GST_START_TEST (test_cuda_weights_change)
+{
+  /* frame i into slot i % 2: kernel seq[i] (A, C dyadic; B, D random) */
+  static const int seq[] = { 0, 0, 1, 1, 1, 0, 2, 2, 3, 3, 2, 0 };
+  static const int kern_k[] = { 15, 15, 7, 7 };
+  Mem dev = { TRUE, FALSE };
+  const Format *fmt = &formats[F_GRAY8];
+  CvConvolveParams prm[4];
+  CvConvolveInfo info = { 640, 480, 1, {1}, {1}
+  };
+  CvConvolveOp *ref = NULL, *op = NULL;
+  guint32 seed = op_seed ();
+  GRand *r = g_rand_new_with_seed (seed);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (prm); i++) {
+    memset (&prm[i], 0, sizeof (prm[i]));
+    prm[i].n_filters = 1;
+    prm[i].filters[0] = CV_FILTER_CUSTOM;
+    prm[i].border_mode = CV_BORDER_REFLECT_101;
+    prm[i].ksize = kern_k[i];
+    fill_kernel (prm[i].kernel, kern_k[i], i % 2 == 0, r);
+    if (i % 2 == 1) {
+      prm[i].kernel[0] += 100003.3f;
+      prm[i].kernel[1] -= 100003.3f;
+    }
+    fail_unless_equals_int (cv_convolve_params_prepare (&prm[i]), CV_OK);
+    fail_if (prm[i].separable);
+  }
+  fail_unless_equals_int (cv_convolve_cpu_create (&info, 1, &ref), CV_OK);
+  fail_unless_equals_int (cuda.create (&info, 2, &op), CV_OK);
+  for (i = 0; i < G_N_ELEMENTS (seq); i++) {
+    Case c;
+    OpRun run;
+
+    memset (&c, 0, sizeof (c));
+    case_inputs (&c, fmt, info.width, info.height, i % 3, r);
+    case_outputs_like_inputs (&c);
+    c.what = g_strdup_printf ("convolve 640x480 GRAY8, frame %u into slot "
+        "%u: custom %dx%d %s, seed %u", i, i % 2, kern_k[seq[i]],
+        kern_k[seq[i]], seq[i] % 2 == 0 ? "dyadic" : "random", seed);
+    op_run_begin (&c, &dev, &run);
+    op_ok (&c, "CPU submit", cv_convolve_cpu_submit (ref, 0, &run.host,
+            &prm[seq[i]], NULL));
+    op_ok (&c, "submit", cuda.submit (op, (int) (i % 2), &run.dev,
+            &prm[seq[i]], &run.exec));
+    op_run_sync (&dev, &run);
+    op_run_end (&c, &dev, &run, NULL, NULL);
+    case_clear (&c);
+  }
+  cv_convolve_cpu_destroy (ref);
+  cuda.destroy (op);
+  g_rand_free (r);
+}
+
+GST_END_TEST;
 #endif
 
 static Suite *
@@ -300,6 +373,7 @@ convolve_suite (gboolean with_cuda)
   if (with_cuda) {
     tcase_add_test (tc, test_cuda_checks);
     tcase_add_test (tc, test_cuda_convolve);
+    tcase_add_test (tc, test_cuda_weights_change);
   }
 #endif
   return s;
