@@ -199,46 +199,29 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
       return cv_sobel_cuda_variant (&in.p, l, &out.p, &sp, st, variant);
     };
   } else if (!strcmp (name, "sobel") || !strcmp (name, "sobel5")
-      || !strcmp (name, "sobel7")) {
+      || !strcmp (name, "sobel7") || !strcmp (name, "sobel-nv12")) {
     /* sobel5, sobel7: kernel-size 5, 7 (sobel_sep_kernel), e.g. -k sobel7
      * -f GRAY8 -w 1920 -h 1080 or -f RGBA -w 3840 -h 2160 (matrix.txt);
-     * the floor printed beside: one read of the input and one write of
-     * the GRAY8 output at the device-copy bandwidth */
-    sp.kernel_size = name[5] ? name[5] - '0' : 3;
+     * sobel-nv12: cudasobel's NV12 frame (-f GRAY8: the luma's layout),
+     * the Sobel of the Y plane and the neutral chroma of the UV plane, as
+     * the element runs it on NV12 in CUDA memory (the kernel-bound rate
+     * of the stream tables, docs/benchmarks.md). The floor printed
+     * beside: one read of the input and one write of the output planes
+     * at the device-copy bandwidth */
+    const bool nv12 = !strcmp (name, "sobel-nv12");
+    sp.kernel_size = !nv12 && name[5] ? name[5] - '0' : 3;
     CK (alloc_random (in, width, height, l.bpp));
     CK (alloc_random (out, width, height, 1));
     *bytes = (double) width * height * (l.bpp + 1);
-    CvSobelInfo info = { };
-    info.layout = l;
-    info.width = width;
-    info.height = height;
-    info.n_out_planes = 1;
-    ops = &cv_sobel_cuda_ops;
-    if (ops->create (&info, 1, &op) != CV_OK) {
-      snprintf (err, err_size, "sobel operator: bad info");
-      return 1;
+    if (nv12) {
+      CK (alloc_random (out2, (width + 1) / 2, (height + 1) / 2, 2));
+      *bytes += 2.0 * ((width + 1) / 2) * ((height + 1) / 2);
     }
-    frame.in[0] = in.p;
-    frame.out[0] = out.p;
-    launch = [&](cudaStream_t st) {
-      ex.stream = st;
-      return ops->submit (op, 0, &frame, &sp, &ex);
-    };
-  } else if (!strcmp (name, "sobel-nv12")) {
-    /* cudasobel's NV12 frame (-f GRAY8: the luma's layout): the Sobel of
-     * the Y plane and the neutral chroma of the UV plane, as the element
-     * runs it on NV12 in CUDA memory: the kernel-bound rate of the
-     * stream tables (docs/benchmarks.md); the floor: the Y plane read and
-     * both planes written */
-    CK (alloc_random (in, width, height, 1));
-    CK (alloc_random (out, width, height, 1));
-    CK (alloc_random (out2, (width + 1) / 2, (height + 1) / 2, 2));
-    *bytes = (double) width * height * 2.5;
     CvSobelInfo info = { };
     info.layout = l;
     info.width = width;
     info.height = height;
-    info.n_out_planes = 2;
+    info.n_out_planes = nv12 ? 2 : 1;
     info.out_pixel_stride[1] = 2;
     ops = &cv_sobel_cuda_ops;
     if (ops->create (&info, 1, &op) != CV_OK) {
