@@ -258,7 +258,7 @@ wait_event (cudaEvent_t ev, GstCudaVisionWaitMode mode, gint64 submitted,
     if (err != cudaErrorNotReady)
       goto done;
   }
-  until = submitted + (gint64) expect_us *3 / 4;
+  until = submitted + 3 * (gint64) expect_us / 4;
   now = g_get_monotonic_time ();
   if (until > now)
     g_usleep (until - now);
