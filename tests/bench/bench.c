@@ -496,6 +496,14 @@ stream_new (const Opts * o, guint idx, gint device, GstCaps * caps,
   t->src = gst_bin_get_by_name (GST_BIN (t->pipe), "src");
   t->el = gst_bin_get_by_name (GST_BIN (t->pipe), "el");
   t->sink = gst_bin_get_by_name (GST_BIN (t->pipe), "sink");
+  /* gst_parse_launch returns the pipeline without an element it does not
+   * know (no such plugin: GST_PLUGIN_PATH), with err set */
+  if (!t->src || !t->el || !t->sink) {
+    g_printerr ("pipeline: %s\n", err ? err->message : "an element is "
+        "missing");
+    exit (2);
+  }
+  g_clear_error (&err);
   /* another element (identity: the harness's own cost) has none of these */
   if (element_has_property (t->el, "backend")) {
     gst_util_set_object_arg (G_OBJECT (t->el), "backend", o->backend);
