@@ -182,7 +182,7 @@ gst_cv_scheduler_apply_depth (GstCvScheduler * sc, guint depth)
   }
   g_mutex_lock (&sc->lock);
   sc->depth = slots > 0 ? MIN (depth, slots) : depth;
-  g_cond_broadcast (&sc->cond);
+  gst_cv_sched_wake (sc);
   g_mutex_unlock (&sc->lock);
   return GST_FLOW_OK;
 }

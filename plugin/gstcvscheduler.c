@@ -100,7 +100,7 @@ slot_free (GstCvScheduler * sc, GstCvSlot * s)
   g_assert (s->busy && sc->in_flight > 0);
   s->busy = FALSE;
   sc->in_flight--;
-  g_cond_broadcast (&sc->cond);
+  gst_cv_sched_wake (sc);
 }
 
 /* A free slot for the next frame: waits while depth frames are in flight
@@ -135,7 +135,7 @@ acquire_slot (GstCvScheduler * sc, GstCvSlot ** slot)
       break;
     }
     if (sc->async) {
-      g_cond_wait (&sc->cond, &sc->lock);
+      gst_cv_sched_wait (sc);
       continue;
     }
     g_mutex_unlock (&sc->lock);
@@ -267,7 +267,7 @@ gst_cv_sched_submit_frame (GstCvScheduler * sc, GstBuffer * inbuf,
   s->submit_us = g_get_monotonic_time () - t_start;
   g_mutex_lock (&sc->lock);
   g_queue_push_tail (&sc->queue, s);
-  g_cond_broadcast (&sc->cond);
+  gst_cv_sched_wake (sc);
   g_mutex_unlock (&sc->lock);
   CV_TRACE_POP ();
   return GST_FLOW_OK;
@@ -447,7 +447,7 @@ output_loop (gpointer data)
     gboolean drop;
 
     if (sc->flushing || g_queue_is_empty (&sc->queue)) {
-      g_cond_wait (&sc->cond, &sc->lock);
+      gst_cv_sched_wait (sc);
       continue;
     }
     s = sc->current = g_queue_pop_head (&sc->queue);
@@ -500,7 +500,7 @@ gst_cv_scheduler_drain (GstCvScheduler * sc, gboolean finish_lookahead)
     if (sc->in_flight)
       GST_DEBUG_OBJECT (sc->self, "waiting for %u frames", sc->in_flight);
     while (sc->in_flight > 0 && !sc->flushing)
-      g_cond_wait (&sc->cond, &sc->lock);
+      gst_cv_sched_wait (sc);
     if (sc->flushing)
       ret = GST_FLOW_FLUSHING;
     g_mutex_unlock (&sc->lock);
@@ -522,7 +522,7 @@ drop_all (GstCvScheduler * sc)
 
   g_mutex_lock (&sc->lock);
   while (sc->current)
-    g_cond_wait (&sc->cond, &sc->lock);
+    gst_cv_sched_wait (sc);
   while ((s = g_queue_pop_head (&sc->queue))) {
     g_mutex_unlock (&sc->lock);
     sc->be->sync (sc->self, s);
@@ -539,7 +539,7 @@ gst_cv_scheduler_flush_start (GstCvScheduler * sc)
 {
   g_mutex_lock (&sc->lock);
   sc->flushing = TRUE;
-  g_cond_broadcast (&sc->cond);
+  gst_cv_sched_wake (sc);
   g_mutex_unlock (&sc->lock);
 }
 
@@ -619,7 +619,7 @@ gst_cv_scheduler_stop (GstCvScheduler * sc)
     return;
   g_mutex_lock (&sc->lock);
   sc->stopping = sc->flushing = TRUE;
-  g_cond_broadcast (&sc->cond);
+  gst_cv_sched_wake (sc);
   g_mutex_unlock (&sc->lock);
   if (sc->thread) {
     g_thread_join (sc->thread);
