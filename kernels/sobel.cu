@@ -25,6 +25,7 @@
 #include "cuda-internal.h"
 #include "cvop-internal.h"
 #include "sobel_core.h"
+#include "fill.cuh"
 
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -45,9 +46,11 @@ template < int BPP, bool RGB, int NORM >
 __global__ void __launch_bounds__ (kThreadsX * kThreadsY)
 sobel_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro, int go,
     int bo, uint8_t * __restrict__ dst, size_t dstride, int w, int h,
-    int brightness, int threshold)
+    int brightness, int threshold, const CvFill fill)
 {
   __shared__ uint8_t tile[kHaloH][kHaloW + 2];
+
+  cv_fill_share (fill);
 
   const int x0 = blockIdx.x * kTileW - 1;
   const int y0 = blockIdx.y * kTileH - 1;
@@ -241,8 +244,9 @@ template < int BPP, int NORM, int R, bool BRIGHT >
 __global__ void __launch_bounds__ (kThreadsX * kVecThreadsY)
 sobel_shfl_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro,
     int go, int bo, uint8_t * __restrict__ dst, size_t dstride, int w, int h,
-    int brightness, int threshold)
+    int brightness, int threshold, const CvFill fill)
 {
+  cv_fill_share (fill);
   const int lane = threadIdx.x;
   const int x0 = (blockIdx.x * kThreadsX + lane) * 4;
   const int y0 = (blockIdx.y * kVecThreadsY + threadIdx.y) * R;
@@ -322,7 +326,7 @@ sobel_shfl_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro,
 template < int BPP, int NORM, int R >
 void
 launch_shfl_r (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, cudaStream_t stream)
+    const CvSobelParams * p, const CvFill & fill, cudaStream_t stream)
 {
   dim3 block (kThreadsX, kVecThreadsY);
   dim3 grid (cv_div_up (src->width, kThreadsX * 4),
@@ -330,28 +334,28 @@ launch_shfl_r (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
   if (p->brightness == 0)
     sobel_shfl_kernel < BPP, NORM, R, false > <<<grid, block, 0, stream>>>
         (src->data, src->stride, l.r, l.g, l.b, dst->data, dst->stride,
-        src->width, src->height, 0, p->threshold);
+        src->width, src->height, 0, p->threshold, fill);
   else
     sobel_shfl_kernel < BPP, NORM, R, true > <<<grid, block, 0, stream>>>
         (src->data, src->stride, l.r, l.g, l.b, dst->data, dst->stride,
-        src->width, src->height, p->brightness, p->threshold);
+        src->width, src->height, p->brightness, p->threshold, fill);
 }
 
 template < int BPP, int R >
 void
 launch_shfl (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, cudaStream_t stream)
+    const CvSobelParams * p, const CvFill & fill, cudaStream_t stream)
 {
   if (p->norm == CV_SOBEL_NORM_L1)
-    launch_shfl_r < BPP, CV_SOBEL_NORM_L1, R > (src, l, dst, p, stream);
+    launch_shfl_r < BPP, CV_SOBEL_NORM_L1, R > (src, l, dst, p, fill, stream);
   else
-    launch_shfl_r < BPP, CV_SOBEL_NORM_L2, R > (src, l, dst, p, stream);
+    launch_shfl_r < BPP, CV_SOBEL_NORM_L2, R > (src, l, dst, p, fill, stream);
 }
 
 template < int BPP, bool RGB >
 void
 launch (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, cudaStream_t stream)
+    const CvSobelParams * p, const CvFill & fill, cudaStream_t stream)
 {
   dim3 block (kThreadsX, kThreadsY);
   dim3 grid (cv_div_up (src->width, kTileW), cv_div_up (src->height,
@@ -359,11 +363,11 @@ launch (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
   if (p->norm == CV_SOBEL_NORM_L1)
     sobel_kernel < BPP, RGB, CV_SOBEL_NORM_L1 > <<<grid, block, 0, stream>>>
         (src->data, src->stride, l.r, l.g, l.b, dst->data, dst->stride,
-        src->width, src->height, p->brightness, p->threshold);
+        src->width, src->height, p->brightness, p->threshold, fill);
   else
     sobel_kernel < BPP, RGB, CV_SOBEL_NORM_L2 > <<<grid, block, 0, stream>>>
         (src->data, src->stride, l.r, l.g, l.b, dst->data, dst->stride,
-        src->width, src->height, p->brightness, p->threshold);
+        src->width, src->height, p->brightness, p->threshold, fill);
 }
 
 /* ---- apertures 5 and 7: the separable form, slid through registers ----
@@ -538,8 +542,9 @@ template < int K, int NORM, int MODE, bool BRIGHT, int R >
 __global__ void __launch_bounds__ (kThreadsX * kSepWarps)
 sobel_sep_kernel (const uint8_t * __restrict__ src, size_t sstride, int bpp,
     int ro, int go, int bo, uint8_t * __restrict__ dst, size_t dstride,
-    int w, int h, int brightness, int threshold)
+    int w, int h, int brightness, int threshold, const CvFill fill)
 {
+  cv_fill_share (fill);
   constexpr int RS = K / 2 - 1;       /* radius of Bs: 1 (k 5), 2 (k 7) */
   constexpr int NW = 2 * RS + 1;      /* smoothed rows kept */
   constexpr int NR = R + K - 1;       /* luma rows read */
@@ -646,7 +651,7 @@ constexpr int kSepRows = 8;
 template < int K, int NORM, int MODE, bool BRIGHT >
 void
 launch_sep_b (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, cudaStream_t stream)
+    const CvSobelParams * p, const CvFill & fill, cudaStream_t stream)
 {
   dim3 block (kThreadsX, kSepWarps);
   dim3 grid (cv_div_up (src->width, kSepTileW), cv_div_up (src->height,
@@ -654,57 +659,55 @@ launch_sep_b (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
   sobel_sep_kernel < K, NORM, MODE, BRIGHT, kSepRows >
       <<<grid, block, 0, stream>>> (src->data, src->stride, l.bpp, l.r, l.g,
       l.b, dst->data, dst->stride, src->width, src->height, p->brightness,
-      p->threshold);
+      p->threshold, fill);
 }
 
 template < int K, int NORM, int MODE >
 void
 launch_sep_m (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, cudaStream_t stream)
+    const CvSobelParams * p, const CvFill & fill, cudaStream_t stream)
 {
   if (p->brightness == 0)
-    launch_sep_b < K, NORM, MODE, false > (src, l, dst, p, stream);
+    launch_sep_b < K, NORM, MODE, false > (src, l, dst, p, fill, stream);
   else
-    launch_sep_b < K, NORM, MODE, true > (src, l, dst, p, stream);
+    launch_sep_b < K, NORM, MODE, true > (src, l, dst, p, fill, stream);
 }
 
 template < int K, int NORM >
 void
 launch_sep_n (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, cudaStream_t stream)
+    const CvSobelParams * p, const CvFill & fill, cudaStream_t stream)
 {
   const uintptr_t align = (uintptr_t) src->data | (uintptr_t) src->stride;
   if (l.r < 0 && l.bpp == 1 && (align & 3) == 0)
-    launch_sep_m < K, NORM, kSepGray > (src, l, dst, p, stream);
+    launch_sep_m < K, NORM, kSepGray > (src, l, dst, p, fill, stream);
   else if (l.r >= 0 && l.bpp == 4 && (align & 15) == 0)
-    launch_sep_m < K, NORM, kSepRgba > (src, l, dst, p, stream);
+    launch_sep_m < K, NORM, kSepRgba > (src, l, dst, p, fill, stream);
   else
-    launch_sep_m < K, NORM, kSepAny > (src, l, dst, p, stream);
+    launch_sep_m < K, NORM, kSepAny > (src, l, dst, p, fill, stream);
 }
 
 template < int K >
 void
 launch_k (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, cudaStream_t stream)
+    const CvSobelParams * p, const CvFill & fill, cudaStream_t stream)
 {
   if (p->norm == CV_SOBEL_NORM_L1)
-    launch_sep_n < K, CV_SOBEL_NORM_L1 > (src, l, dst, p, stream);
+    launch_sep_n < K, CV_SOBEL_NORM_L1 > (src, l, dst, p, fill, stream);
   else
-    launch_sep_n < K, CV_SOBEL_NORM_L2 > (src, l, dst, p, stream);
+    launch_sep_n < K, CV_SOBEL_NORM_L2 > (src, l, dst, p, fill, stream);
 }
 
 }                               /* namespace */
 
-extern "C" CvStatus
-cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvSobelParams * params, void *stream)
-{
-  return cv_sobel_cuda_variant (src, layout, dst, params, stream, 0);
-}
+namespace {
 
-extern "C" CvStatus
-cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
-    CvPlane * dst, const CvSobelParams * params, void *stream, int variant)
+/* cv_sobel_cuda_variant, the planes of fill written by the same launch
+ * (fill.cuh) */
+CvStatus
+sobel_run (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+    const CvSobelParams * params, const CvFill & fill, void *stream,
+    int variant)
 {
   if (!src || !dst || !params || !src->data || !dst->data || src->width < 1
       || src->height < 1 || src->width != dst->width
@@ -723,9 +726,9 @@ cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
     if (layout.bpp != 1 && layout.bpp != 3 && layout.bpp != 4)
       return CV_ERROR_INVALID_ARGUMENT;
     if (k == 5)
-      launch_k < 5 > (src, layout, dst, params, s);
+      launch_k < 5 > (src, layout, dst, params, fill, s);
     else
-      launch_k < 7 > (src, layout, dst, params, s);
+      launch_k < 7 > (src, layout, dst, params, fill, s);
     return cv_cuda_status (cudaGetLastError ());
   }
   if (variant != 0 && variant != 4 && variant != 8)
@@ -739,20 +742,36 @@ cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
      * for 1-byte pixels, 4 for 4-byte ones, unless the benchmark asks */
     const int rows = variant ? variant : (b1 ? 8 : 4);
     if (rows == 8)
-      b1 ? launch_shfl < 1, 8 > (src, layout, dst, params, s) :
-          launch_shfl < 4, 8 > (src, layout, dst, params, s);
+      b1 ? launch_shfl < 1, 8 > (src, layout, dst, params, fill, s) :
+          launch_shfl < 4, 8 > (src, layout, dst, params, fill, s);
     else
-      b1 ? launch_shfl < 1, 4 > (src, layout, dst, params, s) :
-          launch_shfl < 4, 4 > (src, layout, dst, params, s);
+      b1 ? launch_shfl < 1, 4 > (src, layout, dst, params, fill, s) :
+          launch_shfl < 4, 4 > (src, layout, dst, params, fill, s);
   } else if (!rgb && layout.bpp == 1)
-    launch < 1, false > (src, layout, dst, params, s);
+    launch < 1, false > (src, layout, dst, params, fill, s);
   else if (layout.bpp == 3)
-    launch < 3, true > (src, layout, dst, params, s);
+    launch < 3, true > (src, layout, dst, params, fill, s);
   else if (layout.bpp == 4)
-    launch < 4, true > (src, layout, dst, params, s);
+    launch < 4, true > (src, layout, dst, params, fill, s);
   else
     return CV_ERROR_INVALID_ARGUMENT;
   return cv_cuda_status (cudaGetLastError ());
+}
+
+}                               /* namespace */
+
+extern "C" CvStatus
+cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
+    const CvSobelParams * params, void *stream)
+{
+  return sobel_run (src, layout, dst, params, CvFill (), stream, 0);
+}
+
+extern "C" CvStatus
+cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
+    CvPlane * dst, const CvSobelParams * params, void *stream, int variant)
+{
+  return sobel_run (src, layout, dst, params, CvFill (), stream, variant);
 }
 
 /* ---- the operator (cvsobel.h) ---- */
@@ -855,12 +874,10 @@ sobel_slot_submit (SobelSlot * o, const CvFrame * frame,
   if (!params || !cv_edge_map_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;
   f = *frame;
-  status = cv_sobel_cuda (&f.in[0], o->info.layout, &f.out[0], params,
-      stream);
-  /* neutral chroma of NV12 / I420 output */
-  for (int p = 1; status == CV_OK && p < o->info.n_out_planes; p++)
-    status = cv_fill_plane_cuda (&f.out[p], o->info.out_pixel_stride[p], 128,
-        stream);
+  /* the neutral chroma of NV12 / I420 output, in the same launch */
+  status = sobel_run (&f.in[0], o->info.layout, &f.out[0], params,
+      cv_fill_chroma (f.out, o->info.n_out_planes, o->info.out_pixel_stride,
+          128), stream, 0);
   return status;
 }
 
