@@ -42,11 +42,11 @@ constexpr int kHaloH = kTileH + 2;
 
 /* NORM: CV_SOBEL_NORM_L2 (the magnitude as it always was) or
  * CV_SOBEL_NORM_L1; the L2 instantiations are the original kernels. */
-template < int BPP, bool RGB, int NORM >
+template < int BPP, bool RGB, int NORM, typename F = CvNoFill >
 __global__ void __launch_bounds__ (kThreadsX * kThreadsY)
 sobel_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro, int go,
     int bo, uint8_t * __restrict__ dst, size_t dstride, int w, int h,
-    int brightness, int threshold, const CvFill fill)
+    int brightness, int threshold, const F fill)
 {
   __shared__ uint8_t tile[kHaloH][kHaloW + 2];
 
@@ -240,11 +240,11 @@ load4 (const uint8_t * __restrict__ row, int x0, int w)
   return v;
 }
 
-template < int BPP, int NORM, int R, bool BRIGHT >
+template < int BPP, int NORM, int R, bool BRIGHT, typename F = CvNoFill >
 __global__ void __launch_bounds__ (kThreadsX * kVecThreadsY)
 sobel_shfl_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro,
     int go, int bo, uint8_t * __restrict__ dst, size_t dstride, int w, int h,
-    int brightness, int threshold, const CvFill fill)
+    int brightness, int threshold, const F fill)
 {
   cv_fill_share (fill);
   const int lane = threadIdx.x;
@@ -323,28 +323,28 @@ sobel_shfl_kernel (const uint8_t * __restrict__ src, size_t sstride, int ro,
   }
 }
 
-template < int BPP, int NORM, int R >
+template < int BPP, int NORM, int R, typename F = CvNoFill >
 void
 launch_shfl_r (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, const CvFill & fill, cudaStream_t stream)
+    const CvSobelParams * p, const F & fill, cudaStream_t stream)
 {
   dim3 block (kThreadsX, kVecThreadsY);
   dim3 grid (cv_div_up (src->width, kThreadsX * 4),
       cv_div_up (src->height, kVecThreadsY * R));
   if (p->brightness == 0)
-    sobel_shfl_kernel < BPP, NORM, R, false > <<<grid, block, 0, stream>>>
+    sobel_shfl_kernel < BPP, NORM, R, false, F > <<<grid, block, 0, stream>>>
         (src->data, src->stride, l.r, l.g, l.b, dst->data, dst->stride,
         src->width, src->height, 0, p->threshold, fill);
   else
-    sobel_shfl_kernel < BPP, NORM, R, true > <<<grid, block, 0, stream>>>
+    sobel_shfl_kernel < BPP, NORM, R, true, F > <<<grid, block, 0, stream>>>
         (src->data, src->stride, l.r, l.g, l.b, dst->data, dst->stride,
         src->width, src->height, p->brightness, p->threshold, fill);
 }
 
-template < int BPP, int R >
+template < int BPP, int R, typename F = CvNoFill >
 void
 launch_shfl (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, const CvFill & fill, cudaStream_t stream)
+    const CvSobelParams * p, const F & fill, cudaStream_t stream)
 {
   if (p->norm == CV_SOBEL_NORM_L1)
     launch_shfl_r < BPP, CV_SOBEL_NORM_L1, R > (src, l, dst, p, fill, stream);
@@ -352,20 +352,20 @@ launch_shfl (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
     launch_shfl_r < BPP, CV_SOBEL_NORM_L2, R > (src, l, dst, p, fill, stream);
 }
 
-template < int BPP, bool RGB >
+template < int BPP, bool RGB, typename F = CvNoFill >
 void
 launch (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, const CvFill & fill, cudaStream_t stream)
+    const CvSobelParams * p, const F & fill, cudaStream_t stream)
 {
   dim3 block (kThreadsX, kThreadsY);
   dim3 grid (cv_div_up (src->width, kTileW), cv_div_up (src->height,
           kTileH));
   if (p->norm == CV_SOBEL_NORM_L1)
-    sobel_kernel < BPP, RGB, CV_SOBEL_NORM_L1 > <<<grid, block, 0, stream>>>
+    sobel_kernel < BPP, RGB, CV_SOBEL_NORM_L1, F > <<<grid, block, 0, stream>>>
         (src->data, src->stride, l.r, l.g, l.b, dst->data, dst->stride,
         src->width, src->height, p->brightness, p->threshold, fill);
   else
-    sobel_kernel < BPP, RGB, CV_SOBEL_NORM_L2 > <<<grid, block, 0, stream>>>
+    sobel_kernel < BPP, RGB, CV_SOBEL_NORM_L2, F > <<<grid, block, 0, stream>>>
         (src->data, src->stride, l.r, l.g, l.b, dst->data, dst->stride,
         src->width, src->height, p->brightness, p->threshold, fill);
 }
@@ -538,11 +538,11 @@ sep_magnitude (float gx, float gy)
   return __float_as_uint (m);
 }
 
-template < int K, int NORM, int MODE, bool BRIGHT, int R >
+template < int K, int NORM, int MODE, bool BRIGHT, int R, typename F = CvNoFill >
 __global__ void __launch_bounds__ (kThreadsX * kSepWarps)
 sobel_sep_kernel (const uint8_t * __restrict__ src, size_t sstride, int bpp,
     int ro, int go, int bo, uint8_t * __restrict__ dst, size_t dstride,
-    int w, int h, int brightness, int threshold, const CvFill fill)
+    int w, int h, int brightness, int threshold, const F fill)
 {
   cv_fill_share (fill);
   constexpr int RS = K / 2 - 1;       /* radius of Bs: 1 (k 5), 2 (k 7) */
@@ -648,24 +648,24 @@ sobel_sep_kernel (const uint8_t * __restrict__ src, size_t sstride, int bpp,
  * warps to hide latency) */
 constexpr int kSepRows = 8;
 
-template < int K, int NORM, int MODE, bool BRIGHT >
+template < int K, int NORM, int MODE, bool BRIGHT, typename F = CvNoFill >
 void
 launch_sep_b (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, const CvFill & fill, cudaStream_t stream)
+    const CvSobelParams * p, const F & fill, cudaStream_t stream)
 {
   dim3 block (kThreadsX, kSepWarps);
   dim3 grid (cv_div_up (src->width, kSepTileW), cv_div_up (src->height,
           kSepWarps * kSepRows));
-  sobel_sep_kernel < K, NORM, MODE, BRIGHT, kSepRows >
+  sobel_sep_kernel < K, NORM, MODE, BRIGHT, kSepRows, F >
       <<<grid, block, 0, stream>>> (src->data, src->stride, l.bpp, l.r, l.g,
       l.b, dst->data, dst->stride, src->width, src->height, p->brightness,
       p->threshold, fill);
 }
 
-template < int K, int NORM, int MODE >
+template < int K, int NORM, int MODE, typename F = CvNoFill >
 void
 launch_sep_m (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, const CvFill & fill, cudaStream_t stream)
+    const CvSobelParams * p, const F & fill, cudaStream_t stream)
 {
   if (p->brightness == 0)
     launch_sep_b < K, NORM, MODE, false > (src, l, dst, p, fill, stream);
@@ -673,24 +673,29 @@ launch_sep_m (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
     launch_sep_b < K, NORM, MODE, true > (src, l, dst, p, fill, stream);
 }
 
-template < int K, int NORM >
+template < int K, int NORM, typename F = CvNoFill >
 void
 launch_sep_n (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, const CvFill & fill, cudaStream_t stream)
+    const CvSobelParams * p, const F & fill, cudaStream_t stream)
 {
   const uintptr_t align = (uintptr_t) src->data | (uintptr_t) src->stride;
-  if (l.r < 0 && l.bpp == 1 && (align & 3) == 0)
+  if (l.r < 0 && l.bpp == 1 && (align & 3) == 0) {
     launch_sep_m < K, NORM, kSepGray > (src, l, dst, p, fill, stream);
-  else if (l.r >= 0 && l.bpp == 4 && (align & 15) == 0)
-    launch_sep_m < K, NORM, kSepRgba > (src, l, dst, p, fill, stream);
-  else
-    launch_sep_m < K, NORM, kSepAny > (src, l, dst, p, fill, stream);
+    return;
+  }
+  /* the chroma fill only with luma planes (sobel_run) */
+  if constexpr (!cv_fills < F >)
+    if (l.r >= 0 && l.bpp == 4 && (align & 15) == 0) {
+      launch_sep_m < K, NORM, kSepRgba > (src, l, dst, p, fill, stream);
+      return;
+    }
+  launch_sep_m < K, NORM, kSepAny > (src, l, dst, p, fill, stream);
 }
 
-template < int K >
+template < int K, typename F = CvNoFill >
 void
 launch_k (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
-    const CvSobelParams * p, const CvFill & fill, cudaStream_t stream)
+    const CvSobelParams * p, const F & fill, cudaStream_t stream)
 {
   if (p->norm == CV_SOBEL_NORM_L1)
     launch_sep_n < K, CV_SOBEL_NORM_L1 > (src, l, dst, p, fill, stream);
@@ -702,12 +707,14 @@ launch_k (const CvPlane * src, CvLumaLayout l, CvPlane * dst,
 
 namespace {
 
-/* cv_sobel_cuda_variant, the planes of fill written by the same launch
- * (fill.cuh) */
+/* cv_sobel_cuda_variant, with F = CvFill: the planes of fill written by
+ * the same launch (fill.cuh). Those kernels exist for luma planes (1-byte
+ * pixels) only, the layouts of frames with chroma; with another layout
+ * the fill is refused (CV_ERROR_INVALID_ARGUMENT), not lost. */
+template < typename F >
 CvStatus
 sobel_run (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
-    const CvSobelParams * params, const CvFill & fill, void *stream,
-    int variant)
+    const CvSobelParams * params, const F & fill, void *stream, int variant)
 {
   if (!src || !dst || !params || !src->data || !dst->data || src->width < 1
       || src->height < 1 || src->width != dst->width
@@ -719,6 +726,9 @@ sobel_run (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   const int k = params->kernel_size == 0 ? 3 : params->kernel_size;
   if (!cv_sobel_ksize_valid (k) || (params->norm != CV_SOBEL_NORM_L2
           && params->norm != CV_SOBEL_NORM_L1))
+    return CV_ERROR_INVALID_ARGUMENT;
+  const bool rgb = layout.r >= 0;
+  if (cv_fills < F > && (rgb || layout.bpp != 1))
     return CV_ERROR_INVALID_ARGUMENT;
 
   cudaStream_t s = (cudaStream_t) stream;
@@ -733,28 +743,30 @@ sobel_run (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
   }
   if (variant != 0 && variant != 4 && variant != 8)
     return CV_ERROR_INVALID_ARGUMENT;
-  const bool rgb = layout.r >= 0;
   const uintptr_t align = (uintptr_t) src->data | (uintptr_t) src->stride;
-  if ((!rgb && layout.bpp == 1 && (align & 3) == 0)
-      || (rgb && layout.bpp == 4 && (align & 15) == 0)) {
-    const bool b1 = layout.bpp == 1;
-    /* rows a thread: the fastest on the H100 (docs/benchmarks.md), 8
-     * for 1-byte pixels, 4 for 4-byte ones, unless the benchmark asks */
-    const int rows = variant ? variant : (b1 ? 8 : 4);
-    if (rows == 8)
-      b1 ? launch_shfl < 1, 8 > (src, layout, dst, params, fill, s) :
-          launch_shfl < 4, 8 > (src, layout, dst, params, fill, s);
+  /* rows a thread in the shuffle kernel: the fastest on the H100
+   * (docs/benchmarks.md), 8 for 1-byte pixels, 4 for 4-byte ones, unless
+   * the benchmark asks */
+  if (!rgb && layout.bpp == 1 && (align & 3) == 0) {
+    if (variant == 4)
+      launch_shfl < 1, 4 > (src, layout, dst, params, fill, s);
     else
-      b1 ? launch_shfl < 1, 4 > (src, layout, dst, params, fill, s) :
-          launch_shfl < 4, 4 > (src, layout, dst, params, fill, s);
-  } else if (!rgb && layout.bpp == 1)
+      launch_shfl < 1, 8 > (src, layout, dst, params, fill, s);
+  } else if (!rgb && layout.bpp == 1) {
     launch < 1, false > (src, layout, dst, params, fill, s);
-  else if (layout.bpp == 3)
-    launch < 3, true > (src, layout, dst, params, fill, s);
-  else if (layout.bpp == 4)
-    launch < 4, true > (src, layout, dst, params, fill, s);
-  else
-    return CV_ERROR_INVALID_ARGUMENT;
+  } else if constexpr (!cv_fills < F >) {
+    if (rgb && layout.bpp == 4 && (align & 15) == 0) {
+      if (variant == 8)
+        launch_shfl < 4, 8 > (src, layout, dst, params, fill, s);
+      else
+        launch_shfl < 4, 4 > (src, layout, dst, params, fill, s);
+    } else if (layout.bpp == 3)
+      launch < 3, true > (src, layout, dst, params, fill, s);
+    else if (layout.bpp == 4)
+      launch < 4, true > (src, layout, dst, params, fill, s);
+    else
+      return CV_ERROR_INVALID_ARGUMENT;
+  }
   return cv_cuda_status (cudaGetLastError ());
 }
 
@@ -764,14 +776,15 @@ extern "C" CvStatus
 cv_sobel_cuda (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
     const CvSobelParams * params, void *stream)
 {
-  return sobel_run (src, layout, dst, params, CvFill (), stream, 0);
+  return sobel_run (src, layout, dst, params, CvNoFill (), stream, 0);
 }
 
 extern "C" CvStatus
 cv_sobel_cuda_variant (const CvPlane * src, CvLumaLayout layout,
     CvPlane * dst, const CvSobelParams * params, void *stream, int variant)
 {
-  return sobel_run (src, layout, dst, params, CvFill (), stream, variant);
+  return sobel_run (src, layout, dst, params, CvNoFill (), stream,
+      variant);
 }
 
 /* ---- the operator (cvsobel.h) ---- */
@@ -780,37 +793,38 @@ namespace {
 
 /* the kernels of apertures 5 and 7 that layout l can launch (every norm,
  * brightness and read mode: parameters change per frame) */
-template < int MODE >
+template < int MODE, typename F = CvNoFill >
 int
 sep_kernels (const void **k, int n)
 {
   k[n++] = (const void *) sobel_sep_kernel < 5, CV_SOBEL_NORM_L1, MODE, false,
-      kSepRows >;
+      kSepRows, F >;
   k[n++] = (const void *) sobel_sep_kernel < 5, CV_SOBEL_NORM_L1, MODE, true,
-      kSepRows >;
+      kSepRows, F >;
   k[n++] = (const void *) sobel_sep_kernel < 5, CV_SOBEL_NORM_L2, MODE, false,
-      kSepRows >;
+      kSepRows, F >;
   k[n++] = (const void *) sobel_sep_kernel < 5, CV_SOBEL_NORM_L2, MODE, true,
-      kSepRows >;
+      kSepRows, F >;
   k[n++] = (const void *) sobel_sep_kernel < 7, CV_SOBEL_NORM_L1, MODE, false,
-      kSepRows >;
+      kSepRows, F >;
   k[n++] = (const void *) sobel_sep_kernel < 7, CV_SOBEL_NORM_L1, MODE, true,
-      kSepRows >;
+      kSepRows, F >;
   k[n++] = (const void *) sobel_sep_kernel < 7, CV_SOBEL_NORM_L2, MODE, false,
-      kSepRows >;
+      kSepRows, F >;
   k[n++] = (const void *) sobel_sep_kernel < 7, CV_SOBEL_NORM_L2, MODE, true,
-      kSepRows >;
+      kSepRows, F >;
   return n;
 }
 
 /* Every kernel cv_sobel_cuda can launch for the layout, loaded now
  * (cv_cuda_preload, issue #24): the shuffle kernel's shipped rows (not the
  * benchmark's variants), the tiled one (unaligned planes) and the
- * separable ones. */
+ * separable ones; fill: also those that write the chroma (luma
+ * layouts). */
 CvStatus
-sobel_preload (const CvLumaLayout * l)
+sobel_preload (const CvLumaLayout * l, bool fill)
 {
-  const void *k[32];
+  const void *k[64];
   int n = 0;
 
   if (l->r < 0 && l->bpp == 1) {
@@ -821,6 +835,22 @@ sobel_preload (const CvLumaLayout * l)
     k[n++] = (const void *) sobel_kernel < 1, false, CV_SOBEL_NORM_L1 >;
     k[n++] = (const void *) sobel_kernel < 1, false, CV_SOBEL_NORM_L2 >;
     n = sep_kernels < kSepGray > (k, n);
+    if (fill) {
+      k[n++] = (const void *) sobel_shfl_kernel < 1, CV_SOBEL_NORM_L1, 8,
+          false, CvFill >;
+      k[n++] = (const void *) sobel_shfl_kernel < 1, CV_SOBEL_NORM_L1, 8,
+          true, CvFill >;
+      k[n++] = (const void *) sobel_shfl_kernel < 1, CV_SOBEL_NORM_L2, 8,
+          false, CvFill >;
+      k[n++] = (const void *) sobel_shfl_kernel < 1, CV_SOBEL_NORM_L2, 8,
+          true, CvFill >;
+      k[n++] = (const void *) sobel_kernel < 1, false, CV_SOBEL_NORM_L1,
+          CvFill >;
+      k[n++] = (const void *) sobel_kernel < 1, false, CV_SOBEL_NORM_L2,
+          CvFill >;
+      n = sep_kernels < kSepGray, CvFill > (k, n);
+      n = sep_kernels < kSepAny, CvFill > (k, n);
+    }
   } else if (l->bpp == 4) {
     k[n++] = (const void *) sobel_shfl_kernel < 4, CV_SOBEL_NORM_L1, 4, false >;
     k[n++] = (const void *) sobel_shfl_kernel < 4, CV_SOBEL_NORM_L1, 4, true >;
@@ -840,6 +870,8 @@ sobel_preload (const CvLumaLayout * l)
 struct SobelSlot
 {
   CvSobelInfo info;
+  bool fill_chroma;             /* chroma planes out, a luma plane in:
+                                 * written by the Sobel kernel (CvFill) */
 };
 
 CvStatus
@@ -852,13 +884,16 @@ sobel_slot_create (const CvSobelInfo * info, SobelSlot ** slot)
   *slot = NULL;
   if (!cv_edge_map_info_valid (info))
     return CV_ERROR_INVALID_ARGUMENT;
-  CvStatus st = sobel_preload (&info->layout);
+  const bool fill = info->n_out_planes > 1 && info->layout.r < 0
+      && info->layout.bpp == 1;
+  CvStatus st = sobel_preload (&info->layout, fill);
   if (st != CV_OK)
     return st;
   o = (SobelSlot *) calloc (1, sizeof (SobelSlot));
   if (!o)
     return CV_ERROR_NO_MEMORY;
   o->info = *info;
+  o->fill_chroma = fill;
   *slot = o;
   return CV_OK;
 }
@@ -874,10 +909,17 @@ sobel_slot_submit (SobelSlot * o, const CvFrame * frame,
   if (!params || !cv_edge_map_frame_valid (&o->info, frame))
     return CV_ERROR_INVALID_ARGUMENT;
   f = *frame;
-  /* the neutral chroma of NV12 / I420 output, in the same launch */
+  /* the neutral chroma of NV12 / I420 output (a luma plane in), in the
+   * same launch */
+  if (o->fill_chroma)
+    return sobel_run (&f.in[0], o->info.layout, &f.out[0], params,
+        cv_fill_chroma (f.out, o->info.n_out_planes,
+            o->info.out_pixel_stride, 128), stream, 0);
   status = sobel_run (&f.in[0], o->info.layout, &f.out[0], params,
-      cv_fill_chroma (f.out, o->info.n_out_planes, o->info.out_pixel_stride,
-          128), stream, 0);
+      CvNoFill (), stream, 0);
+  for (int p = 1; status == CV_OK && p < o->info.n_out_planes; p++)
+    status = cv_fill_plane_cuda (&f.out[p], o->info.out_pixel_stride[p], 128,
+        stream);
   return status;
 }
 
