@@ -96,10 +96,10 @@ struct Workspace
   int path_env;                 /* CUDAVISION_TM_PATH: 0 auto, 1 direct,
                                  * 2 gemm, 4 gemm2 (read when the workspace
                                  * is made) */
-  int gemm_ok;                  /* the tensor-core kernels run as sm_80+
+  bool gemm_ok;                 /* the tensor-core kernels run as sm_80+
                                  * code on this device (found when the
                                  * workspace is made: workspace_probe) */
-  int gemm2_ok;                 /* gemm_ok and corr_mma2_kernel's dynamic
+  bool gemm2_ok;                /* gemm_ok and corr_mma2_kernel's dynamic
                                  * shared memory granted */
   /* the template packed for corr_mma2_kernel (tm_pack_kernel) */
   uint8_t *tpack;
@@ -1663,7 +1663,7 @@ choose_path (const Workspace * ws, int tw, int th)
     return ws->gemm2_ok ? kPathGemm2 : kPathDirect;
   if (tw <= 8 && th <= 8)
     return kPathSmall;
-  if (ws->gemm_ok > 0 && tw >= kGemmMinTW && th >= kGemmMinTH) {
+  if (ws->gemm_ok && tw >= kGemmMinTW && th >= kGemmMinTH) {
     if (ws->gemm2_ok && (long long) tw * th <= kGemm2MaxPixels)
       return kPathGemm2;
     return kPathGemm;
