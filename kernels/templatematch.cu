@@ -29,9 +29,9 @@
  *       cp.async ring (see the kernel).
  *     Automatic choice: small up to 8x8; for templates at least 16x16
  *     where sm_80+ code runs, gemm3 up to kGemmMaxExact (32768) pixels
- *     (kGemm3Auto: reasoned, awaiting GPU timing), else gemm2 up to
- *     kGemm2MaxPixels (8192) pixels and gemm above (measured: gemm2 faster
- *     at 64x64, slower at 200x150); else direct. CUDAVISION_TM_PATH=direct,
+ *     (measured faster than gemm and gemm2 at every size timed,
+ *     choose_path), gemm above; else direct. gemm2 stays for
+ *     CUDAVISION_TM_PATH=gemm2 (comparisons). CUDAVISION_TM_PATH=direct,
  *     gemm, gemm2 or gemm3 forces one for every size (read when the
  *     workspace is made).
  *     Split-K (gemm, gemm2, gemm3; issue #25): where the frame's windows
@@ -1745,25 +1745,6 @@ enum
  * and tall (reasoned from instruction counts, to be confirmed by
  * measurement: docs/cudatemplatematch.md). */
 constexpr int kGemmMinTW = 16, kGemmMinTH = 16;
-/* Largest template (pixels) for which the automatic choice takes gemm2
- * (corr_mma2_kernel); larger ones take gemm (corr_mma_kernel). Measured on
- * an H200 (2026-11-27, cudavision-bench -k templatematch64 /
- * templatematch200, 1080p GRAY8, ccoeff-normed, whole frame): 64x64 (4096
- * px) gemm 258 us, gemm2 239 us; 200x150 (30000 px) gemm 677 us, gemm2
- * 733 us. The switch lies somewhere between; 8192 until sizes in between
- * are timed. */
-constexpr long long kGemm2MaxPixels = 8192;
-/* Whether the automatic choice takes gemm3 (corr_mma3_kernel) for every
- * tensor-core template of at most kGemmMaxExact pixels (the larger, WIDE
- * ones keep gemm). NOT MEASURED YET: reasoned from the fifth session's
- * profile of gemm2 (1080p, 64x64: 11 % occupancy, 22 % issue, latency
- * bound) and from MMA counts: gemm3 runs 4+ blocks of 4 warps an SM
- * (gemm2 under 2) with the same MMAs at 64x64, and 15 % fewer MMAs at
- * 200x150 (one 150-row chunk: 165 rows of MMAs an m-tile, not 195). To be
- * timed on the GPU against CUDAVISION_TM_PATH=gemm2 / gemm
- * (cudavision-bench -k templatematch64 / templatematch200) and this switch
- * (or a size limit like kGemm2MaxPixels) set from the result. */
-constexpr bool kGemm3Auto = true;
 /* Largest template (pixels) whose correlation fits the kernels' 32-bit
  * sums: s32 mma (33025 * 255^2 < 2^31) and u32 __dp4a
  * (66051 * 255^2 < 2^32); larger ones use the WIDE variants. */
@@ -2028,11 +2009,14 @@ choose_path (const Workspace * ws, int tw, int th)
     return kPathSmall;
   if (ws->gemm_ok && tw >= kGemmMinTW && th >= kGemmMinTH) {
     const long long npix = (long long) tw * th;
-    /* gemm3: awaits GPU timing (kGemm3Auto) */
-    if (kGemm3Auto && npix <= kGemmMaxExact)
+    /* gemm3 up to the s32 sums' limit: faster than gemm2 and gemm at every
+     * size timed (NVIDIA H100, 2026-11-28, cudavision-bench -k, graph
+     * replay, median of 5: 1080p 64x64 145.1 us against gemm2's 186.5;
+     * 1080p 200x150 329.8 against gemm's 503.7 and gemm2's 640.6; 720p
+     * 64x64 112.2 against 146.4, 200x150 193.7 against 262.5; 4K 64x64
+     * 460.3 against 633.7; docs/benchmarks.md) */
+    if (npix <= kGemmMaxExact)
       return kPathGemm3;
-    if (ws->gemm2_ok && npix <= kGemm2MaxPixels)
-      return kPathGemm2;
     return kPathGemm;
   }
   return kPathDirect;
