@@ -263,9 +263,9 @@ CvStatus cv_template_stats (CvTemplate * t);
  * x86-64 (docs/cudatemplatematch.md); the environment variable
  * CUDAVISION_TM_PATH=direct or =fft, read when the operator is made,
  * forces one (fft: where FFTW is built in and the bound holds); on the GPU
- * CUDAVISION_TM_PATH=direct, =gemm or =gemm2 forces its kernel. Window sums by
- * sliding column sums (CPU) or integral images (GPU), O(W H). Scores are
- * the same on every path.
+ * CUDAVISION_TM_PATH=direct, =gemm, =gemm2 or =gemm3 forces its kernel.
+ * Window sums by sliding column sums (CPU) or integral images (GPU),
+ * O(W H). Scores are the same on every path.
  * Memory: the operators keep a workspace per slot from frame to frame,
  * made at create for what the info fixes (GPU: the luma of RGB frames,
  * the reductions, the device and pinned results) and grown at a submit

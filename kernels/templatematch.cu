@@ -13,7 +13,7 @@
  *     8x8 the window sums come from the correlation kernel's shared tile
  *     (cheaper than the integral images' memory traffic). All give the
  *     same exact integers.
- *  3. Correlation, exact integers on every path, three kernels:
+ *  3. Correlation, exact integers on every path, five kernels:
  *     small (templates up to 8x8): corr_kernel, scalar, window sums from
  *       its tile;
  *     direct: corr_dp4a_kernel, __dp4a on 4 template bytes, each thread 8
@@ -22,18 +22,25 @@
  *       code only) on an implicit GEMM (see the kernel);
  *     gemm2: corr_mma2_kernel, the same GEMM with 64 x 32 windows a warp,
  *       the template packed for 16-byte cp.async copies, double-buffered
- *       chunks and a coalesced epilogue through shared memory.
+ *       chunks and a coalesced epilogue through shared memory;
+ *     gemm3: corr_mma3_kernel, the same GEMM with 32 x 32 windows a warp
+ *       and many more warps an SM: template chunks of up to 160 rows stay
+ *       in shared memory while the image rows stream past them through a
+ *       cp.async ring (see the kernel).
  *     Automatic choice: small up to 8x8; for templates at least 16x16
- *     where sm_80+ code runs, gemm2 up to kGemm2MaxPixels (8192) pixels
- *     and gemm above (measured: gemm2 faster at 64x64, slower at
- *     200x150); else direct. CUDAVISION_TM_PATH=direct, gemm or gemm2
- *     forces one for every size (read when the workspace is made).
- *     Split-K (gemm, gemm2; issue #25): where the frame's windows make
- *     less than half a wave of blocks (1080p, 200x150 on gemm: 450 blocks
- *     for 1056 resident), the template is cut into bands (rows x
- *     32-column k-steps, split_band), one per blockIdx.z: each block correlates its band
- *     with the image shifted by the band's offset into a partial plane
- *     of exact integers (kWinRaw32 / kWinRaw), and split_sum_kernel adds
+ *     where sm_80+ code runs, gemm3 up to kGemmMaxExact (32768) pixels
+ *     (measured faster than gemm and gemm2 at every size timed,
+ *     choose_path), gemm above; else direct. gemm2 stays for
+ *     CUDAVISION_TM_PATH=gemm2 (comparisons). CUDAVISION_TM_PATH=direct,
+ *     gemm, gemm2 or gemm3 forces one for every size (read when the
+ *     workspace is made).
+ *     Split-K (gemm, gemm2, gemm3; issue #25): where the frame's windows
+ *     make less than half a wave of blocks (1080p, 200x150 on gemm: 450
+ *     blocks for 1056 resident), the template is cut into bands (rows x
+ *     32-column k-steps, split_band), one per blockIdx.z: each block
+ *     correlates its band with the image shifted by the band's offset
+ *     into a partial plane of exact integers (kWinRaw32 / kWinRaw), and
+ *     split_sum_kernel adds
  *     the planes of each window (integers: any order, the same sum) and
  *     scores it as the unsplit kernel would (choose_split;
  *     CUDAVISION_TM_SPLITK=0, N or CxR overrides).
@@ -94,24 +101,25 @@ struct Workspace
   long long *pidx;
   CvTemplateMatchResult *res;
   int path_env;                 /* CUDAVISION_TM_PATH: 0 auto, 1 direct,
-                                 * 2 gemm, 4 gemm2 (read when the workspace
-                                 * is made) */
-  int gemm_ok;                  /* the tensor-core kernels run as sm_80+
+                                 * 2 gemm, 4 gemm2, 5 gemm3 (read when the
+                                 * workspace is made) */
+  bool gemm_ok;                 /* the tensor-core kernels run as sm_80+
                                  * code on this device (found when the
                                  * workspace is made: workspace_probe) */
-  int gemm2_ok;                 /* gemm_ok and corr_mma2_kernel's dynamic
+  bool gemm2_ok;                /* gemm_ok and corr_mma2_kernel's dynamic
                                  * shared memory granted */
-  /* the template packed for corr_mma2_kernel (tm_pack_kernel) */
+  /* the template packed for corr_mma2_kernel and corr_mma3_kernel
+   * (tm_pack_kernel) */
   uint8_t *tpack;
   size_t tpack_cap;
   /* split-K (choose_split): CUDAVISION_TM_SPLITK, read when the workspace
    * is made: split_n -1 automatic, 0 or 1 none, N at least N bands;
    * "CxR": split_si x split_sj bands (else 0) */
   int split_n, split_si, split_sj;
-  /* blocks of corr_mma_kernel and corr_mma2_kernel (<false>, <true>)
-   * resident on the device at once, one wave (0: unknown, no automatic
-   * split); found when the workspace is made */
-  int wave_gemm[2], wave_gemm2[2];
+  /* blocks of corr_mma_kernel, corr_mma2_kernel and corr_mma3_kernel
+   * (<false>, <true>) resident on the device at once, one wave (0:
+   * unknown, no automatic split); found when the workspace is made */
+  int wave_gemm[2], wave_gemm2[2], wave_gemm3[2];
   /* the bands' partial planes (bytes) */
   uint8_t *part;
   size_t part_cap;
@@ -1232,6 +1240,338 @@ corr_mma2_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
 #endif
 }
 
+/* ---- 3f. tensor cores, image rows streamed past a resident template ---- */
+
+/* gemm3 (corr_mma3_kernel): the GEMM of corr_mma_kernel again (the same
+ * m16n8k32 u8 x u8 -> s32 MMAs, A the template from ldmatrix, B the image
+ * from 32-bit words and __byte_perm, the same exact s32 or 64-bit sums),
+ * arranged for occupancy and for fewer padding MMAs:
+ *  - a warp owns 32 output rows x 32 windows (2 m-tiles x 4 n-tiles, 32
+ *    accumulator registers; WIDE: 1 m-tile), a block 4 warps side by side
+ *    (128 x 32 windows, WIDE 128 x 16) and 27 KiB of static shared memory:
+ *    at 1080p, 64x64, 480 blocks of which 4 or more fit an SM, against
+ *    gemm2's 240 blocks under 2 an SM (its measured bottleneck: 11 %
+ *    occupancy, latency-bound);
+ *  - the template chunk is up to kG3CJ (160) rows x 64 columns and stays
+ *    in shared memory while the image rows stream past it: a template of
+ *    up to 160 rows is one row chunk, so each m-tile pays its 15 rows of
+ *    Toeplitz padding once, not once per 64 rows (200x150: 165 rows of
+ *    MMAs an m-tile instead of gemm/gemm2's 195);
+ *  - the m-tiles are indexed by q = image row - 16 mt (the template row
+ *    of output row m is q - m): every q in [0, cj + 15) feeds both
+ *    m-tiles, with the same template fragment (one ldmatrix for the
+ *    warp's 8 MMAs of a k-step) and each m-tile its own image row (q and
+ *    q + 16), so no iteration has an idle m-tile or a branch on it;
+ *  - the image rows (128 windows + 64 template columns = 192 bytes) go
+ *    through a ring of kG3NS stages of kG3G rows (64 rows), filled by
+ *    16-byte cp.async copies (32-bit words built from bytes where the
+ *    plane is not 16-byte aligned, zero beyond the frame) kG3NS - 4 stages
+ *    ahead of the three the current group of kG3G iterations reads; one
+ *    barrier a group (kG3G iterations, 128 MMAs a warp);
+ *  - iterations of a whole group are unrolled, so the compiler can issue
+ *    the next iteration's shared loads under the current MMAs;
+ *  - the epilogue goes through shared memory as gemm2's (coalesced
+ *    window-sum reads and score stores).
+ * Chunks (row chunk outer, 64-column chunk inner) are each loaded and
+ * drained on their own: the template chunk by cp.async with the ring's
+ * first stages, the ring restarted at the chunk's first image row.
+ * Exactness as gemm2: s32 sums exact up to kGemmMaxExact pixels; WIDE adds
+ * each chunk's sums (at most 160 x 64 x 255^2 < 2^31) into 64-bit ones. */
+constexpr int kG3Warps = 4;
+constexpr int kG3BX = 32 * kG3Warps;    /* 128 windows */
+constexpr int kG3CJ = 160, kG3CI = 64;  /* template chunk, at most */
+constexpr int kG3TRows = kG3CJ + 30;    /* 15 zero rows each side */
+constexpr int kG3TStride = kG3CI + 16;  /* 80 bytes: no ldmatrix conflicts */
+constexpr int kG3TBytes = kG3TRows * kG3TStride;        /* 15200 */
+constexpr int kG3IWW = (kG3BX + kG3CI) / 4;     /* 48 words a ring row */
+constexpr int kG3G = 8;         /* ring rows a stage, iterations a group */
+constexpr int kG3NS = 8;        /* ring stages */
+constexpr int kG3Ring = kG3G * kG3NS;   /* 64 rows */
+constexpr int kG3IBytes = kG3Ring * kG3IWW * 4; /* 12288 */
+constexpr int kG3Smem = kG3TBytes + kG3IBytes;  /* 27488 */
+constexpr int kG3CStride = kG3BX + 1;   /* epilogue tile: no bank conflicts */
+
+static_assert ((kG3Ring & (kG3Ring - 1)) == 0, "ring rows: a power of 2");
+static_assert (kG3TBytes % 16 == 0, "16-byte aligned ring");
+static_assert (kG3Smem <= 48 * 1024, "static shared memory");
+static_assert (kG3CJ * kG3CI * 255LL * 255 < (1LL << 31),
+    "WIDE: a chunk's s32 sums exact");
+
+__host__ __device__ constexpr int
+g3_mtiles (bool wide)
+{
+  return wide ? 1 : 2;
+}
+
+__host__ __device__ constexpr int
+g3_by (bool wide)
+{
+  return 16 * g3_mtiles (wide);
+}
+
+/* stages of the ring a group of iterations reads: rows q0 .. q0 + kG3G - 1
+ * + 16 (MT - 1) */
+__host__ __device__ constexpr int
+g3_live (bool wide)
+{
+  return 1 + (kG3G - 1 + 16 * (g3_mtiles (wide) - 1)) / kG3G;
+}
+
+static_assert (g3_live (false) == 3 && g3_live (true) == 1, "live stages");
+static_assert (kG3NS - g3_live (false) - 1 >= 1, "a stage in flight");
+static_assert (g3_by (false) * kG3CStride * 4 <= kG3Smem
+    && g3_by (true) * kG3CStride * 8 <= kG3Smem, "epilogue tile fits");
+
+/* rows of each row chunk of a band of th rows: as even as they go, at most
+ * kG3CJ */
+__device__ __forceinline__ int
+g3_row_chunks (int th)
+{
+  return (th + kG3CJ - 1) / kG3CJ;
+}
+
+/* Stage t of the ring: image rows t kG3G .. + kG3G - 1 of the chunk (those
+ * below nrows), relative to image row by + j0, columns bx + i0 .. + 191,
+ * into ring rows (row mod kG3Ring); one cp.async group, empty past nrows. */
+__device__ __forceinline__ void
+g3_stage_image (uint8_t * sI, int t, int nrows,
+    const uint8_t * __restrict__ lum, size_t ls, int w, int h, bool vec,
+    int j0, int i0, int bx, int by)
+{
+  constexpr int P = kG3IWW / 4; /* 12 pieces of 16 bytes a row */
+  for (int idx = threadIdx.x; idx < kG3G * P; idx += 32 * kG3Warps) {
+    const int r = t * kG3G + idx / P, p = idx % P;
+    if (r >= nrows)
+      break;
+    const int gy = by + j0 + r, gx = bx + i0 + p * 16;
+    uint8_t *d = sI + (r & (kG3Ring - 1)) * (kG3IWW * 4) + p * 16;
+    if (gy < h && vec && gx + 16 <= w) {
+      g2_cp_async16 ((uint32_t) __cvta_generic_to_shared (d),
+          lum + (size_t) gy * ls + gx);
+    } else {
+      uint32_t v[4] = { 0, 0, 0, 0 };
+      if (gy < h) {
+        const uint8_t *row = lum + (size_t) gy * ls;
+#pragma unroll
+        for (int q = 0; q < 16; q++)
+          if (gx + q < w)
+            v[q >> 2] |= (uint32_t) row[gx + q] << (8 * (q & 3));
+      }
+      *reinterpret_cast < uint4 * >(d) = make_uint4 (v[0], v[1], v[2], v[3]);
+    }
+  }
+  asm volatile ("cp.async.commit_group;"::);
+}
+
+/* The template chunk (j0, i0), cj x ci, into sT: row jj + 15 holds template
+ * row j0 + jj for jj in [-15, cj + 15), zero outside [0, cj) and in the
+ * 16-byte pieces that start at or past ci (as g2_stage: a split's band
+ * ends inside the packed row); one cp.async group. */
+__device__ __forceinline__ void
+g3_stage_tmpl (uint8_t * sT, const uint8_t * __restrict__ tp, int pw,
+    int j0, int i0, int cj, int ci)
+{
+  for (int idx = threadIdx.x; idx < (cj + 30) * 4; idx += 32 * kG3Warps) {
+    const int q = idx >> 2, p = idx & 3, jj = q - 15;
+    uint8_t *d = sT + q * kG3TStride + p * 16;
+    if (jj >= 0 && jj < cj && p * 16 < ci)
+      g2_cp_async16 ((uint32_t) __cvta_generic_to_shared (d),
+          tp + (size_t) (j0 + jj) * pw + i0 + p * 16);
+    else
+      *reinterpret_cast < uint4 * >(d) = make_uint4 (0, 0, 0, 0);
+  }
+  asm volatile ("cp.async.commit_group;"::);
+}
+
+/* One iteration q of a chunk: image rows q + 16 mt of the ring against
+ * template rows q - m (the ldmatrix rows q - m + 15 of sT), nk k-steps. */
+template < int MT >
+__device__ __forceinline__ void
+g3_step (int acc[][4][4], int q, int nk, uint32_t sT_lane,
+    const uint32_t * sI_lane)
+{
+#pragma unroll
+  for (int kk = 0; kk < 2; kk++) {
+    if (kk >= nk)
+      break;
+    uint32_t a0, a1, a2, a3;
+    asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+        "{%0, %1, %2, %3}, [%4];":"=r" (a0), "=r" (a1), "=r" (a2),
+        "=r" (a3):"r" (sT_lane + (uint32_t) (q * kG3TStride + kk * 32)));
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++) {
+      const uint32_t *row = sI_lane + ((q + 16 * mt) & (kG3Ring - 1)) *
+          kG3IWW + kk * 8;
+      const uint32_t w0 = row[0], w1 = row[1];
+      const uint32_t w4 = row[4], w5 = row[5];
+      uint32_t bf[4][2];
+      bf[0][0] = w0;
+      bf[1][0] = __byte_perm (w0, w1, 0x4321);
+      bf[2][0] = __byte_perm (w0, w1, 0x5432);
+      bf[3][0] = __byte_perm (w0, w1, 0x6543);
+      bf[0][1] = w4;
+      bf[1][1] = __byte_perm (w4, w5, 0x4321);
+      bf[2][1] = __byte_perm (w4, w5, 0x5432);
+      bf[3][1] = __byte_perm (w4, w5, 0x6543);
+#pragma unroll
+      for (int s = 0; s < 4; s++)
+        asm ("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 "
+            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+            "{%0, %1, %2, %3};":"+r" (acc[mt][s][0]),
+            "+r" (acc[mt][s][1]), "+r" (acc[mt][s][2]),
+            "+r" (acc[mt][s][3]):"r" (a0), "r" (a1), "r" (a2),
+            "r" (a3), "r" (bf[s][0]), "r" (bf[s][1]));
+    }
+  }
+}
+
+template < bool WIDE, bool SPLIT >
+__global__ void __launch_bounds__ (32 * kG3Warps, 4)
+corr_mma3_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
+    int vec, const uint8_t * __restrict__ tp, int pw, int tw, int th,
+    TmSplit sp, WinSums win, float *__restrict__ map, int rw, int rh,
+    CvTmScoreConst k)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr int MT = g3_mtiles (WIDE);
+  constexpr int BY = g3_by (WIDE);
+  constexpr int LS = g3_live (WIDE);
+  __shared__ __align__ (16) uint8_t smem[kG3Smem];
+  uint8_t *const sT = smem;
+  uint8_t *const sI = smem + kG3TBytes;
+
+  const int tid = threadIdx.x;
+  const int warp = tid >> 5, lane = tid & 31;
+  const int g = lane >> 2, t = lane & 3;
+  const int bx = blockIdx.x * kG3BX, by = blockIdx.y * BY;
+  const int wx = warp * 32;     /* the warp's windows in the block */
+  /* split-K (SPLIT): the block's band of the packed template (rows of
+   * stride pw; x0 a multiple of 32 keeps the 16-byte copies aligned) and
+   * the image shifted by its offset, iw x ih (its part goes into plane
+   * blockIdx.z: split_plane); else the whole template */
+  const TmBand band = SPLIT ? split_band (sp, blockIdx.z, tw, th) :
+      TmBand { 0, 0, tw, th };
+  const uint8_t *__restrict__ bt = tp + (size_t) band.y0 * pw + band.x0;
+  const uint8_t *__restrict__ bl = lum + (size_t) band.y0 * ls + band.x0;
+  const int iw = w - band.x0, ih = h - band.y0;
+  const bool v16 = vec != 0;
+
+  int acc[MT][4][4];
+  unsigned long long c64[WIDE ? MT : 1][WIDE ? 4 : 1][WIDE ? 4 : 1];
+#pragma unroll
+  for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+    for (int s = 0; s < 4; s++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        acc[mt][s][e] = 0;
+        if (WIDE)
+          c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] = 0;
+      }
+
+  /* this lane's ldmatrix row (as corr_mma_kernel: row m = lm_m of the
+   * m-tile, bytes lm_col ..; iteration q reads sT row q - lm_m + 15) and
+   * its image words (as gemm2: word wx / 4 + g + t of a ring row) */
+  const int lm_m = (lane & 7) + ((lane >> 3) & 1) * 8;
+  const int lm_col = (lane >> 4) * 16;
+  const uint32_t sT_lane = (uint32_t) __cvta_generic_to_shared (sT) +
+      (uint32_t) ((15 - lm_m) * kG3TStride + lm_col);
+  const uint32_t *const sI_lane = reinterpret_cast < const uint32_t * >(sI)
+      + wx / 4 + g + t;
+
+  /* the band's chunks: row chunks of as even a height as they go (at most
+   * kG3CJ), each cut into 64-column chunks */
+  const int nrc = g3_row_chunks (band.h);
+  for (int rc = 0; rc < nrc; rc++) {
+    const int j0 = rc * band.h / nrc, cj = (rc + 1) * band.h / nrc - j0;
+    for (int i0 = 0; i0 < band.w; i0 += kG3CI) {
+      const int ci = min (kG3CI, band.w - i0);
+      const int nk = (ci + 31) / 32;    /* 1 or 2 k-steps of 32 */
+      const int nq = cj + 15;   /* iterations: template rows q - m */
+      const int nrows = nq + 16 * (MT - 1);     /* = BY + cj - 1 */
+      const int ng = (nq + kG3G - 1) / kG3G;
+
+      /* the previous chunk's reads are done (its last barrier, the
+       * drain below); the template, then kG3NS - 1 stages of the ring */
+      g3_stage_tmpl (sT, bt, pw, j0, i0, cj, ci);
+#pragma unroll 1
+      for (int s = 0; s < kG3NS - 1; s++)
+        g3_stage_image (sI, s, nrows, bl, ls, iw, ih, v16, j0, i0, bx, by);
+
+#pragma unroll 1
+      for (int gq = 0; gq < ng; gq++) {
+        /* groups committed: the template, stages 0 .. gq + kG3NS - 2;
+         * this group reads stages gq .. gq + LS - 1 */
+        asm volatile ("cp.async.wait_group %0;"::"n" (kG3NS - LS - 1));
+        /* every thread's copies and zeros of those stages are visible;
+         * every warp is past group gq - 1, the last to read stage
+         * gq - 1, whose ring rows the next stage takes */
+        __syncthreads ();
+        g3_stage_image (sI, gq + kG3NS - 1, nrows, bl, ls, iw, ih, v16, j0,
+            i0, bx, by);
+        const int q0 = gq * kG3G;
+        if (q0 + kG3G <= nq) {
+#pragma unroll
+          for (int u = 0; u < kG3G; u++)
+            g3_step < MT > (acc, q0 + u, nk, sT_lane, sI_lane);
+        } else {
+#pragma unroll 1
+          for (int q = q0; q < nq; q++)
+            g3_step < MT > (acc, q, nk, sT_lane, sI_lane);
+        }
+      }
+      if (WIDE) {
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+          for (int s = 0; s < 4; s++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+              c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] +=
+                  (uint32_t) acc[mt][s][e];
+              acc[mt][s][e] = 0;
+            }
+      }
+      /* drain (the groups past the last stage are empty) and let every
+       * warp finish before the next chunk or the epilogue overwrites */
+      asm volatile ("cp.async.wait_group 0;"::);
+      __syncthreads ();
+    }
+  }
+
+  /* the sums into the BY x 128 tile (x = wx + s + 4 n, y = 16 mt + m),
+   * then scored row by row (as gemm2) */
+  uint32_t *sC32 = reinterpret_cast < uint32_t * >(smem);
+  unsigned long long *sC64 = reinterpret_cast < unsigned long long *>(smem);
+#pragma unroll
+  for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      const int y = mt * 16 + g + (e >> 1) * 8;
+#pragma unroll
+      for (int s = 0; s < 4; s++) {
+        const int x = wx + s + 4 * (2 * t + (e & 1));
+        if (WIDE)
+          sC64[y * kG3CStride + x] =
+              c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0];
+        else
+          sC32[y * kG3CStride + x] = (uint32_t) acc[mt][s][e];
+      }
+    }
+  __syncthreads ();
+  const WinSums out = SPLIT ? split_plane (win, rw, rh) : win;
+  for (int idx = tid; idx < BY * kG3BX; idx += 32 * kG3Warps) {
+    const int yy = idx / kG3BX, xx = idx % kG3BX;
+    const int x = bx + xx, y = by + yy;
+    if (x >= rw || y >= rh)
+      continue;
+    const long long cv = WIDE ? (long long) sC64[yy * kG3CStride + xx] :
+        (long long) sC32[yy * kG3CStride + xx];
+    store_score (&k, cv, x, y, w, tw, th, out, map, rw);
+  }
+#endif
+}
+
 /* ---- 4. best matches ---------------------------------------------------- */
 
 __device__ __forceinline__ void
@@ -1394,34 +1734,28 @@ score_map_kernel (const float *__restrict__ map, int rw, int rh, int w,
 
 /* Correlation paths. kPathSmall: corr_kernel with the window sums from its
  * tile (templates up to 8x8); kPathDirect: corr_dp4a_kernel; kPathGemm:
- * corr_mma_kernel (sm_80+ code only; templates above kGemm2MaxPixels);
- * kPathGemm2: corr_mma2_kernel (sm_80+ code only). */
+ * corr_mma_kernel (sm_80+ code only); kPathGemm2: corr_mma2_kernel (sm_80+
+ * code only); kPathGemm3: corr_mma3_kernel (sm_80+ code only). */
 enum
 { kPathAuto = 0, kPathDirect = 1, kPathGemm = 2, kPathSmall = 3,
-  kPathGemm2 = 4
+  kPathGemm2 = 4, kPathGemm3 = 5
 };
 
 /* Automatic switch to the tensor-core path: templates at least this wide
  * and tall (reasoned from instruction counts, to be confirmed by
  * measurement: docs/cudatemplatematch.md). */
 constexpr int kGemmMinTW = 16, kGemmMinTH = 16;
-/* Largest template (pixels) for which the automatic choice takes gemm2
- * (corr_mma2_kernel); larger ones take gemm (corr_mma_kernel). Measured on
- * an H200 (2026-11-27, cudavision-bench -k templatematch64 /
- * templatematch200, 1080p GRAY8, ccoeff-normed, whole frame): 64x64 (4096
- * px) gemm 258 us, gemm2 239 us; 200x150 (30000 px) gemm 677 us, gemm2
- * 733 us. The switch lies somewhere between; 8192 until sizes in between
- * are timed. */
-constexpr long long kGemm2MaxPixels = 8192;
 /* Largest template (pixels) whose correlation fits the kernels' 32-bit
  * sums: s32 mma (33025 * 255^2 < 2^31) and u32 __dp4a
  * (66051 * 255^2 < 2^32); larger ones use the WIDE variants. */
 constexpr long long kGemmMaxExact = 32768, kDirMaxExact = 65536;
 
-/* the packed template's row length and size for corr_mma2_kernel */
+/* the packed template's row length and size for corr_mma2_kernel and
+ * corr_mma3_kernel (rows of a multiple of 64 bytes: kG2CI, kG3CI) */
 int
 g2_pack_width (int tw)
 {
+  static_assert (kG2CI == 64 && kG3CI == 64, "one packing for both");
   return (tw + kG2CI - 1) / kG2CI * kG2CI;
 }
 
@@ -1431,8 +1765,9 @@ g2_pack_bytes (int tw, int th)
   return (size_t) g2_pack_width (tw) * th;
 }
 
-/* CUDAVISION_TM_PATH=direct|gemm|gemm2|auto (debug/benchmark override;
- * gemm is the first tensor-core kernel, gemm2 the automatic one). */
+/* CUDAVISION_TM_PATH=direct|gemm|gemm2|gemm3|auto (debug/benchmark
+ * override; gemm, gemm2 and gemm3 the three tensor-core kernels, see
+ * choose_path for the automatic one). */
 int
 path_from_env (void)
 {
@@ -1445,6 +1780,8 @@ path_from_env (void)
     return kPathGemm;
   if (!strcmp (e, "gemm2"))
     return kPathGemm2;
+  if (!strcmp (e, "gemm3"))
+    return kPathGemm3;
   return kPathAuto;
 }
 
@@ -1608,8 +1945,8 @@ blocks_per_sm (const void *f, int smem)
 CvStatus
 workspace_probe (Workspace * ws)
 {
-  static_assert (32 * kGemmWarps == 128 && 32 * kG2Warps == 128,
-      "blocks_per_sm: 128 threads");
+  static_assert (32 * kGemmWarps == 128 && 32 * kG2Warps == 128
+      && 32 * kG3Warps == 128, "blocks_per_sm: 128 threads");
   cudaFuncAttributes fa;
   int dev, sms;
 
@@ -1648,6 +1985,11 @@ workspace_probe (Workspace * ws)
     ws->wave_gemm2[1] = sms * blocks_per_sm ((const void *)
         corr_mma2_kernel < true, false >, g2_smem (true));
   }
+  /* static shared memory only */
+  ws->wave_gemm3[0] = sms * blocks_per_sm ((const void *)
+      corr_mma3_kernel < false, false >, 0);
+  ws->wave_gemm3[1] = sms * blocks_per_sm ((const void *)
+      corr_mma3_kernel < true, false >, 0);
   return CV_OK;
 }
 
@@ -1661,11 +2003,20 @@ choose_path (const Workspace * ws, int tw, int th)
     return ws->gemm_ok ? kPathGemm : kPathDirect;
   if (ws->path_env == kPathGemm2)
     return ws->gemm2_ok ? kPathGemm2 : kPathDirect;
+  if (ws->path_env == kPathGemm3)
+    return ws->gemm_ok ? kPathGemm3 : kPathDirect;
   if (tw <= 8 && th <= 8)
     return kPathSmall;
-  if (ws->gemm_ok > 0 && tw >= kGemmMinTW && th >= kGemmMinTH) {
-    if (ws->gemm2_ok && (long long) tw * th <= kGemm2MaxPixels)
-      return kPathGemm2;
+  if (ws->gemm_ok && tw >= kGemmMinTW && th >= kGemmMinTH) {
+    const long long npix = (long long) tw * th;
+    /* gemm3 up to the s32 sums' limit: faster than gemm2 and gemm at every
+     * size timed (NVIDIA H100, 2026-11-28, cudavision-bench -k, graph
+     * replay, median of 5: 1080p 64x64 145.1 us against gemm2's 186.5;
+     * 1080p 200x150 329.8 against gemm's 503.7 and gemm2's 640.6; 720p
+     * 64x64 112.2 against 146.4, 200x150 193.7 against 262.5; 4K 64x64
+     * 460.3 against 633.7; docs/benchmarks.md) */
+    if (npix <= kGemmMaxExact)
+      return kPathGemm3;
     return kPathGemm;
   }
   return kPathDirect;
@@ -1705,6 +2056,8 @@ mma_grid (int path, bool wide, int rw, int rh)
 {
   if (path == kPathGemm2)
     return dim3 (cv_div_up (rw, kG2BX), cv_div_up (rh, g2_by (wide)));
+  if (path == kPathGemm3)
+    return dim3 (cv_div_up (rw, kG3BX), cv_div_up (rh, g3_by (wide)));
   return dim3 (cv_div_up (rw, kGemmBX), cv_div_up (rh, kGemmBY));
 }
 
@@ -1731,7 +2084,7 @@ choose_split (const Workspace * ws, int path, int tw, int th, int rw, int rh)
   const TmSplit none = { 1, 1 };
   TmSplit sp;
 
-  if (path != kPathGemm && path != kPathGemm2)
+  if (path != kPathGemm && path != kPathGemm2 && path != kPathGemm3)
     return none;
   if (ws->split_si > 0) {
     sp.si = std::min (ws->split_si, cv_div_up (tw, 32));
@@ -1744,8 +2097,8 @@ choose_split (const Workspace * ws, int path, int tw, int th, int rw, int rh)
     const bool wide = (long long) tw * th > kGemmMaxExact;
     const dim3 g = mma_grid (path, wide, rw, rh);
     const long long blocks = (long long) g.x * g.y;
-    const long long wave = path == kPathGemm2 ? ws->wave_gemm2[wide] :
-        ws->wave_gemm[wide];
+    const long long wave = path == kPathGemm3 ? ws->wave_gemm3[wide] :
+        path == kPathGemm2 ? ws->wave_gemm2[wide] : ws->wave_gemm[wide];
     if (2 * blocks >= wave)
       return none;
     const long long want = (kSplitWaves * wave + blocks - 1) / blocks;
@@ -1808,7 +2161,7 @@ launch_corr (const Workspace * ws, int path, const uint8_t * img, size_t ls,
   }
   dim3 g = mma_grid (path, wide, rw, rh);
   g.z = nz;
-  if (path == kPathGemm2) {
+  if (path == kPathGemm2 || path == kPathGemm3) {
     /* the template in rows of a multiple of 64 bytes (stream-ordered:
      * one buffer serves every correlation of the frame) */
     const int pw = g2_pack_width (tw);
@@ -1816,11 +2169,21 @@ launch_corr (const Workspace * ws, int path, const uint8_t * img, size_t ls,
     tm_pack_kernel <<<(unsigned) (pn / 256 < 1024 ? pn / 256 + 1 : 1024),
         256, 0, st>>> (t, tw, th, ws->tpack, pw);
     const int vec = ((uintptr_t) img % 16 == 0) && (ls % 16 == 0);
-    const auto kern = wide ? (nz > 1 ? corr_mma2_kernel < true, true > :
-        corr_mma2_kernel < true, false >) : (nz > 1 ?
-        corr_mma2_kernel < false, true > : corr_mma2_kernel < false, false >);
-    kern <<<g, 32 * kG2Warps, g2_smem (wide), st>>> (img, ls, w, h, vec,
-        ws->tpack, pw, tw, th, sp, out, map, rw, rh, k);
+    if (path == kPathGemm3) {
+      const auto kern3 = wide ? (nz > 1 ? corr_mma3_kernel < true, true > :
+          corr_mma3_kernel < true, false >) : (nz > 1 ?
+          corr_mma3_kernel < false, true > :
+          corr_mma3_kernel < false, false >);
+      kern3 <<<g, 32 * kG3Warps, 0, st>>> (img, ls, w, h, vec, ws->tpack,
+          pw, tw, th, sp, out, map, rw, rh, k);
+    } else {
+      const auto kern = wide ? (nz > 1 ? corr_mma2_kernel < true, true > :
+          corr_mma2_kernel < true, false >) : (nz > 1 ?
+          corr_mma2_kernel < false, true > :
+          corr_mma2_kernel < false, false >);
+      kern <<<g, 32 * kG2Warps, g2_smem (wide), st>>> (img, ls, w, h, vec,
+          ws->tpack, pw, tw, th, sp, out, map, rw, rh, k);
+    }
   } else {
     const auto kern = wide ? (nz > 1 ? corr_mma_kernel < true, true > :
         corr_mma_kernel < true, false >) : (nz > 1 ?
@@ -1939,15 +2302,15 @@ template_match_run (Workspace * ws, const CvPlane * src, CvLumaLayout layout,
   if (fst != CV_OK)
     return fst;
 
-  /* room for the largest packed template of kPathGemm2 and the largest
-   * split's partial planes */
+  /* room for the largest packed template of kPathGemm2 / kPathGemm3 and
+   * the largest split's partial planes */
   {
     size_t pb = 0, sb = 0;
     for (int t = 0; t < n_templ; t++) {
       const int tw = tab.tw[t], th = tab.th[t];
       const int path = choose_path (ws, tw, th);
       const TmSplit sp = choose_split (ws, path, tw, th, tab.rw[t], tab.rh[t]);
-      if (path == kPathGemm2)
+      if (path == kPathGemm2 || path == kPathGemm3)
         pb = std::max (pb, g2_pack_bytes (tw, th));
       if (sp.si * sp.sj > 1)
         sb = std::max (sb, (size_t) sp.si * sp.sj * tab.rw[t] * tab.rh[t] *
@@ -2145,6 +2508,10 @@ template_match_preload (void)
     (const void *) corr_mma2_kernel < false, false >,
     (const void *) corr_mma2_kernel < true, true >,
     (const void *) corr_mma2_kernel < false, true >,
+    (const void *) corr_mma3_kernel < true, false >,
+    (const void *) corr_mma3_kernel < false, false >,
+    (const void *) corr_mma3_kernel < true, true >,
+    (const void *) corr_mma3_kernel < false, true >,
     (const void *) tm_pack_kernel,
     (const void *) split_sum_kernel < uint32_t >,
     (const void *) split_sum_kernel < long long >,

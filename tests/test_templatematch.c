@@ -1995,14 +1995,17 @@ GST_END_TEST;
 
 /* Both correlation paths of the GPU (CUDAVISION_TM_PATH, read when the
  * element's GPU workspace is made), forced for every template size, against
- * the CPU: the __dp4a direct path and the two 8-bit tensor-core kernels
- * (gemm, gemm2; on devices without sm_80 code they fall back to direct); the
+ * the CPU: the __dp4a direct path and the three 8-bit tensor-core kernels
+ * (gemm, gemm2, gemm3; on devices without sm_80 code they fall back to
+ * direct); the
  * CPU's own path follows the same variable (direct: direct; gemm: its
  * automatic choice), and a third round forces the CPU's FFT path with the
  * GPU on its automatic choice.
  * Sizes around the automatic switch (16x16), the kernels' chunk edges
  * (dp4a: 64 columns x 16 rows; gemm, gemm2: 64 x 64, k-steps of 32; gemm2's
- * 128 x 64 window tiles and double-buffered chunks), frame
+ * 128 x 64 window tiles and double-buffered chunks; gemm3's row chunks of
+ * at most 160 rows, 160 and 161 here, its 128 x 32 tiles and its ring of
+ * 8-row stages), frame
  * widths that are no multiple of 4, template == frame, 1x1, and templates
  * past the 32-bit exact limits (gemm > 32768 pixels, dp4a > 65536, the
  * 32-bit integral images > 66051), the last two also on bright frames
@@ -2017,15 +2020,16 @@ GST_START_TEST (test_gpu_paths)
     {230, 170, 200, 150}, {237, 181, 200, 170}, {301, 229, 300, 220},
     {331, 250, 300, 230},
     {1921, 1081, 64, 64}, {403, 77, 4, 40}, {403, 77, 130, 5},
+    {250, 175, 70, 160}, {211, 190, 33, 161},
   };
   /* 300x220 = 66000 pixels: 32-bit integral images, window sums of squares
    * up to 66000 * 65025 = 4291650000 < 2^32; 300x230: 64-bit */
   static const int bright[][4] = {
     {301, 229, 300, 220}, {331, 250, 300, 230},
   };
-  /* gemm: the first tensor-core kernel, gemm2 the automatic one; "fft":
-   * the GPU's automatic choice against the CPU's FFT path */
-  static const char *paths[] = { "direct", "gemm", "gemm2", "fft" };
+  /* gemm, gemm2, gemm3: the tensor-core kernels; "fft": the GPU's
+   * automatic choice against the CPU's FFT path */
+  static const char *paths[] = { "direct", "gemm", "gemm2", "gemm3", "fft" };
   guint s, p;
   int method;
 
@@ -2392,7 +2396,7 @@ GST_END_TEST;
 
 /* Split-K of the tensor-core correlations (CUDAVISION_TM_SPLITK, read when
  * the element's GPU workspace is made; kernels/templatematch.cu,
- * choose_split) forced on both kernels, against the CPU: "0" no split
+ * choose_split) forced on the three kernels, against the CPU: "0" no split
  * (the automatic choice splits most of the small frames here, so the
  * unsplit kernels are checked with it), N bands shaped as the automatic
  * ones (3: 1 x 3 row bands on one k-step, 2 x 2 on 64x64; 5 and 12:
@@ -2417,7 +2421,7 @@ GST_START_TEST (test_gpu_split_k)
   static const int bright[][4] = {
     {301, 229, 300, 220}, {331, 250, 300, 230},
   };
-  static const char *paths[] = { "gemm", "gemm2" };
+  static const char *paths[] = { "gemm", "gemm2", "gemm3" };
   static const char *splits[] = { "0", "3", "5", "12", "2x1", "9x40" };
   guint p, k, s, i;
 
