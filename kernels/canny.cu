@@ -133,12 +133,23 @@ run_start (unsigned m, int l)
   return ((m & ~(m << 1)) >> l & 1u) != 0;
 }
 
-/* the length of the run of m from lane l (l set) to its last lane: the
- * first clear bit of m >> l, the 64-bit shift putting one above lane 31 */
-__device__ __forceinline__ int
-run_length (unsigned m, int l)
+/* the lowest clear lane of m among the lanes of above (~0u << l, l set)
+ * as a one-bit mask: the lane after the end of the run of m that holds
+ * lane l; 0 when that run reaches lane 31. Its run from l: the lanes of
+ * m & above & (end - 1) (end - 1 is ~0u when end is 0). */
+__device__ __forceinline__ unsigned
+run_end_bit (unsigned m, unsigned above)
 {
-  return __ffsll ((long long) ~((unsigned long long) m >> l)) - 1;
+  const unsigned z = ~m & above;
+  return z & (0u - z);
+}
+
+/* the lanes up to and including end (run_end_bit's), all lanes when end
+ * is 0 or lane 31's bit: a run's window stops at the lane after it */
+__device__ __forceinline__ unsigned
+run_window_top (unsigned end)
+{
+  return (end << 1) - 1u;
 }
 
 /* the first lane of the run of m holding lane l (l set): above the
@@ -150,13 +161,12 @@ run_first (unsigned m, int l)
   return gaps ? 32 - __clz (gaps) : 0;
 }
 
-/* the first lanes of the runs of m that hold a lane of lo .. hi: those
- * that start there, and the one holding the window's first set lane
- * when it starts left of the window */
+/* the first lanes of the runs of m that hold a lane of the window win
+ * (consecutive lanes): those that start there, and the one holding the
+ * window's first set lane when it starts left of the window */
 __device__ __forceinline__ unsigned
-runs_touching (unsigned m, int lo, int hi)
+runs_touching (unsigned m, unsigned win)
 {
-  const unsigned win = (unsigned) ((2ull << hi) - (1ull << lo));
   const unsigned hits = m & win;
   if (!hits)
     return 0;
@@ -169,18 +179,22 @@ runs_touching (unsigned m, int lo, int hi)
  * tile-local root) wherever a later pass reads it:
  *  a. the luma and the vertical sums in one step: each thread owns one
  *     luma column of a band of NB gradient rows, reads the NB + K - 1
- *     luma rows it needs straight from global memory (border replicated,
- *     the row and column clamps computed once) into registers and writes
- *     the band's vertical sums; no luma tile, no index division per item;
+ *     luma rows it needs straight from global memory (border replicated:
+ *     the column clamped once, the row pointer moved on by a stride while
+ *     the replicated row moves; one loop for one-byte luma, another for
+ *     RGB, chosen once) into registers and writes the band's vertical
+ *     sums; no luma tile, no index division per item;
  *  b. the horizontal sums: each thread keeps dx, dy of its own 4 pixels
  *     (the pixels it classifies next) in registers and writes only their
  *     magnitudes; threads 0 .. 131 do the 1-pixel ring (magnitude only);
- *  c. the classes (cv_canny_direction picks the two neighbours compared,
- *     the only ones read); a warp is a tile row: __ballot_sync gives the
- *     row's candidate mask (kept in shared memory for the row below) and
- *     its strong mask. Only the first pixel of each run of candidates (a
- *     run start, its lane in the mask: cm & ~(cm << 1)) takes part in the
- *     union-find: its run is one set from the start;
+ *  c. the classes (cv_canny_nms_offset picks the two neighbours compared,
+ *     the only ones read, without branches); a warp is a tile row:
+ *     __ballot_sync gives the row's candidate mask (kept in shared memory
+ *     for the row below) and its strong mask. Only the first pixel of each
+ *     run of candidates (a run start, its lane in the mask:
+ *     cm & ~(cm << 1)) takes part in the union-find: its run is one set
+ *     from the start; its lanes and window come from its end bit
+ *     (run_end_bit), without lengths;
  *  d. each run start joins, from the masks alone, every run of the row
  *     above that overlaps [first - 1, last + 1] (its 8-connected
  *     neighbours): one union per pair of touching runs, on run starts only
@@ -189,7 +203,8 @@ runs_touching (unsigned m, int lo, int hi)
  *  e. each run start finds its root and, when its run holds a strong
  *     pixel (the strong mask under the run's bits), marks the root; the
  *     root and the mark then go to the run's other pixels by
- *     __shfl_sync from the start's lane.
+ *     __shfl_sync from the start's lane (rows without a candidate, the
+ *     same for the whole warp, only write their class bytes).
  * labels[] is written where the merge and output passes read it: weak
  * tile components (the output's walks), the tile's outer rows and
  * columns (the merge's finds) and the tile roots (the trees' tops); the
@@ -245,14 +260,26 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
     if (band < kBands) {
       const int g0 = band * kNB;
       const int gx = cv_border_replicate (bx - RH + c, w);
-      const uint8_t *col = src + (size_t) gx * bpp;
+      const int y0 = by - RH + g0;
+      /* row t's pointer from row t - 1's: one row further while the
+       * replicated row index moves, i.e. while y0 + t is in 1 .. h - 1 */
+      const uint8_t *p = src + (size_t) gx * bpp
+          + (size_t) cv_border_replicate (y0, h) * sstride;
       int v[kLumRows];
+      if (ro < 0) {
 #pragma unroll
-      for (int t = 0; t < kLumRows; t++) {
-        const int gy = cv_border_replicate (by - RH + g0 + t, h);
-        const uint8_t *p = col + (size_t) gy * sstride;
-        v[t] = ro < 0 ? __ldg (p) :
-            cv_luma (__ldg (p + ro), __ldg (p + go), __ldg (p + bo));
+        for (int t = 0; t < kLumRows; t++) {
+          if (t > 0 && (unsigned) (y0 + t - 1) < (unsigned) (h - 1))
+            p += sstride;
+          v[t] = __ldg (p);
+        }
+      } else {
+#pragma unroll
+        for (int t = 0; t < kLumRows; t++) {
+          if (t > 0 && (unsigned) (y0 + t - 1) < (unsigned) (h - 1))
+            p += sstride;
+          v[t] = cv_luma (__ldg (p + ro), __ldg (p + go), __ldg (p + bo));
+        }
       }
 #pragma unroll
       for (int t = 0; t < kNB; t++) {
@@ -320,22 +347,24 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
 
   /* c. classes, the rows' masks, the run starts' sets */
   const int *flat = &smag[0][0];
+  /* the lanes from this thread's up, and from the one left of it up (the
+   * first lane of the window of a run that starts here) */
+  const unsigned above = ~0u << lx;
+  const unsigned from = above | (above >> 1);
   unsigned cmr[kRows];
 #pragma unroll
   for (int r = 0; r < kRows; r++) {
     const int ly = threadIdx.y + r * kBY, y = by + ly;
     const int tx = lx + 1, ty = ly + 1, j = ly * kTW + lx;
     /* cv_canny_class, reading only the two neighbours compared (one
-     * path for the warp instead of one per direction): the first at
-     * offset o in smag, the second opposite */
+     * path for the warp instead of one per direction) */
     int c = CV_CANNY_NONE;
     const int m = smag[ty][tx];
     if (x < w && y < h && m > low) {
-      const int d = cv_canny_direction (dxr[r], dyr[r]);
-      const int o = d == CV_CANNY_DIR_WE ? -1 : d == CV_CANNY_DIR_NS ? -GW :
-          d == CV_CANNY_DIR_NESW ? 1 - GW : -1 - GW;
+      int ge;
+      const int o = cv_canny_nms_offset (dxr[r], dyr[r], GW, &ge);
       const int a = flat[ty * GW + tx + o], b = flat[ty * GW + tx - o];
-      if (m > a && (d <= CV_CANNY_DIR_NS ? m >= b : m > b))
+      if (m > a && m > b - ge)
         c = m > high ? CV_CANNY_STRONG : CV_CANNY_WEAK;
     }
     const unsigned cm = __ballot_sync (0xffffffffu, c != CV_CANNY_NONE);
@@ -344,10 +373,9 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
     if (lx == 0)
       sh.u.cand[ly] = cm;
     if (run_start (cm, lx)) {
-      const unsigned run = (unsigned) (((1ull << run_length (cm, lx)) - 1ull)
-          << lx);
+      /* the run's lanes: from lx up to below its end bit */
       sh.u.lab[j] = j;
-      sh.u.strong[j] = (sm & run) != 0;
+      sh.u.strong[j] = (sm & above & (run_end_bit (cm, above) - 1u)) != 0;
     }
   }
   __syncthreads ();
@@ -360,10 +388,8 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
     const unsigned cm = cmr[r];
     if (ly == 0 || !run_start (cm, lx))
       continue;
-    const int len = run_length (cm, lx);
-    const int lo = lx > 0 ? lx - 1 : 0;
-    const int hi = lx + len < kTW ? lx + len : kTW - 1;
-    unsigned targets = runs_touching (sh.u.cand[ly - 1], lo, hi);
+    unsigned targets = runs_touching (sh.u.cand[ly - 1],
+        from & run_window_top (run_end_bit (cm, above)));
     while (targets) {
       const int t = __ffs (targets) - 1;
       targets &= targets - 1u;
@@ -390,20 +416,27 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
   for (int r = 0; r < kRows; r++) {
     const int ly = threadIdx.y + r * kBY, y = by + ly;
     const unsigned cm = cmr[r];
+    const bool inside = x < w && y < h;
+    const int i = y * w + x;
+    if (!cm) {
+      /* no candidate in the row (the same for the whole warp) */
+      if (inside)
+        cls[i] = kNone;
+      continue;
+    }
     const int start = run_first (cm, lx);
     const int st0 = root[r] >= 0 ? sh.u.strong[root[r]] : 0;
-    const int rt = __shfl_sync (0xffffffffu, root[r], start);
+    const unsigned rt = (unsigned) __shfl_sync (0xffffffffu, root[r], start);
     const int st = __shfl_sync (0xffffffffu, st0, start);
-    if (x >= w || y >= h)
+    if (!inside)
       continue;
-    const int i = y * w + x;
     if (!(cm >> lx & 1u)) {
       cls[i] = kNone;
     } else {
       cls[i] = st ? kStrongLocal : kWeakLocal;
       if (!st || lx == 0 || lx == kTW - 1 || ly == 0 || ly == kTH - 1
-          || rt == ly * kTW + lx) {
-        const unsigned ri = (unsigned) ((by + rt / kTW) * w + bx + rt % kTW);
+          || rt == (unsigned) (ly * kTW + lx)) {
+        const unsigned ri = (by + rt / kTW) * (unsigned) w + bx + rt % kTW;
         labels[i] = st ? ri : ri | kWeakBit;
       }
     }
@@ -539,10 +572,9 @@ canny_merge_runs_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
     qkey[threadIdx.y][lane] = __ldcg (labels + q);
   __syncwarp ();
   if (ps) {
-    const int len = run_length (pm, lane);
-    const int lo = lane > 0 ? lane - 1 : 0;
-    const int hi = lane + len < 32 ? lane + len : 31;
-    unsigned targets = runs_touching (qm, lo, hi);
+    const unsigned above = ~0u << lane;
+    unsigned targets = runs_touching (qm, (above | (above >> 1))
+        & run_window_top (run_end_bit (pm, above)));
     unsigned done = 0xffffffffu;        /* no key: index < 2^31 - 1 */
     while (targets) {
       const int l = __ffs (targets) - 1;

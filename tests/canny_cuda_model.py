@@ -41,13 +41,13 @@ def klass(m,dx,dy,nw,n,ne,w_,e,sw,s,se,low,high):
         else: keep= m>nw and m>se
     if not keep: return NONE
     return STRONG if m>high else WEAK
-def direction(dx,dy):
-    # cv_canny_direction (canny_core.h): 0 west-east, 1 north-south,
-    # 2 north-east/south-west, 3 north-west/south-east
+def nms_offset(dx,dy,pitch):
+    # cv_canny_nms_offset (canny_core.h): the first neighbour's offset o
+    # (compared strictly), and ge: the second (at -o) compared with >=
     x=abs(dx); y=abs(dy)<<15; tg22x=x*13573
-    if y<tg22x: return 0
-    if y>tg22x+(x<<16): return 1
-    return 2 if (dx^dy)<0 else 3
+    we=int(y<tg22x); ns=int(y>tg22x+(x<<16))
+    o=-1 if we else (-pitch if ns else (1-pitch if (dx^dy)<0 else -1-pitch))
+    return o,we|ns
 def reference(L,w,h,K,l2,low,high):
     R=K//2
     dx=[[0]*w for _ in range(h)]; dy=[[0]*w for _ in range(h)]; m=[[0]*w for _ in range(h)]
@@ -86,11 +86,24 @@ def clz(v): return 32-v.bit_length()
 def run_first(m,l):
     gaps=~m & ((1<<l)-1) & M32
     return 32-clz(gaps) if gaps else 0
-def runs_touching(m,lo,hi):
-    win=((2<<hi)-(1<<lo)) & M32
+def run_end_bit(m,above):
+    z=~m & above & M32
+    return z & (-z) & M32
+def run_window_top(end): return ((end<<1)-1) & M32
+def above_of(l): return (M32<<l) & M32
+def from_of(l):
+    a=above_of(l); return a|(a>>1)
+def runs_touching(m,win):
     hits=m&win
     if not hits: return 0
     return (m & ~(m<<1) & win & M32) | (1<<run_first(m,ffs(hits)-1))
+def window(m,l):
+    # a run's window [first - 1, last + 1] from its start l, as the kernels
+    # make it; checked against the lengths' arithmetic
+    win=from_of(l) & run_window_top(run_end_bit(m,above_of(l)))
+    ln=run_length(m,l); lo=l-1 if l>0 else 0; hi=l+ln if l+ln<32 else 31
+    assert win==((2<<hi)-(1<<lo)) & M32, (m,l)
+    return win
 def ballot(vals):
     r=0
     for l,v in enumerate(vals):
@@ -106,7 +119,12 @@ def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc=None):
         c=tid%LW; band=tid//LW
         if band<kBands:
             g0=band*kNB; gx=clamp(bx-RH+c,w)
-            v=[L[clamp(by-RH+g0+t,h)][gx] for t in range(kLumRows)]
+            # the row pointer moved on while y0 + t is in 1 .. h - 1
+            y0=by-RH+g0; gy=clamp(y0,h); v=[]
+            for t in range(kLumRows):
+                if t>0 and ((y0+t-1)&M32)<((h-1)&M32): gy+=1
+                assert gy==clamp(y0+t,h)
+                v.append(L[gy][gx])
             for t in range(kNB):
                 if g0+t<GH:
                     assert vs[g0+t][c] is None
@@ -145,11 +163,10 @@ def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc=None):
             c=NONE
             m=smag[ty][tx]
             if x<w and y<h and m>low:
-                d=direction(dxr[(lx,ly)],dyr[(lx,ly)])
-                o=-1 if d==0 else (-GW if d==1 else (1-GW if d==2 else -1-GW))
+                o,ge=nms_offset(dxr[(lx,ly)],dyr[(lx,ly)],GW)
                 flat=ty*GW+tx
                 a=smag[(flat+o)//GW][(flat+o)%GW]; b=smag[(flat-o)//GW][(flat-o)%GW]
-                if m>a and (m>=b if d<=1 else m>b):
+                if m>a and m>b-ge:
                     c=STRONG if m>high else WEAK
             if x<w and y<h:
                 if refc is not None and not OVERRIDE: assert c==refc[y][x], (x,y,c,refc[y][x])
@@ -159,7 +176,8 @@ def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc=None):
         cmr[ly]=cm; cand[ly]=cm
         for lx in range(32):
             if run_start(cm,lx):
-                run=(((1<<run_length(cm,lx))-1)<<lx)&M32
+                run=cm & above_of(lx) & ((run_end_bit(cm,above_of(lx))-1)&M32)
+                assert run==(((1<<run_length(cm,lx))-1)<<lx)&M32
                 j=ly*kTW+lx; lab[j]=j; strong[j]=int((sm&run)!=0)
     # d. (sequential union-find: order does not change the sets)
     def find(x):
@@ -174,8 +192,7 @@ def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc=None):
         cm=cmr[ly]
         for lx in range(32):
             if not run_start(cm,lx): continue
-            ln=run_length(cm,lx); lo=lx-1 if lx>0 else 0; hi=lx+ln if lx+ln<kTW else kTW-1
-            t=runs_touching(cand[ly-1],lo,hi)
+            t=runs_touching(cand[ly-1],window(cm,lx))
             while t:
                 b=ffs(t)-1; t&=t-1
                 bj=(ly-1)*kTW+b
@@ -265,8 +282,7 @@ def merge_warp(cls,labels,w,h,tx_n,t,wy):
             for lane in order:
                 p=P[lane]; q=Q[lane]
                 if run_start(pm,lane):
-                    ln=run_length(pm,lane); lo=lane-1 if lane>0 else 0; hi=lane+ln if lane+ln<32 else 31
-                    tg=runs_touching(qm,lo,hi); done=0xffffffff
+                    tg=runs_touching(qm,window(pm,lane)); done=0xffffffff
                     while tg:
                         l=ffs(tg)-1; tg&=tg-1
                         qq=q+(l-lane)*step
