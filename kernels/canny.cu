@@ -515,11 +515,12 @@ global_union_keys (unsigned *labels, unsigned ka, unsigned kb)
  * the left warp joins (bx, by) with (bx - 1, by - 1), lane 0 of the top
  * warp (bx, by - 1) with (bx - 1, by). A union starts from the keys the
  * two run starts' labels[] entries hold (their tile roots', loaded for
- * the whole warp in one round trip after the classes): an atomicMin on
+ * the whole warp in the same round trip as the classes): an atomicMin on
  * the larger, with no find first; only when that node is no longer a root
  * do finds follow (global_union_keys). Dependent global round trips for
- * a lane with n touching runs: 2 + n uncontended, was 1 + 3 n (two find
- * hops and the atomicMin each). */
+ * a lane with n touching runs: 1 + n uncontended (2 + n while the keys
+ * waited for the classes; 1 + 3 n with two find hops before each
+ * atomicMin). */
 constexpr int kMergeTiles = 4;
 
 __global__ void __launch_bounds__ (32 * 2 * kMergeTiles)
@@ -550,28 +551,29 @@ canny_merge_runs_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
       q = p - 1;
     }
   }
-  /* the corner's pixel in the third tile (lane 0), its class read with
-   * the lines' */
+  /* the corner's pixel in the third tile (lane 0) */
   const bool corner = lane == 0 && by > 0 && bx > 0;
   const int c1 = top ? by * w + bx - 1 : (by - 1) * w + bx - 1;
-  const bool c1c = corner && cls[c1] != kNone;
-  const unsigned pm = __ballot_sync (0xffffffffu, ok && cls[p] != kNone);
-  const unsigned qm = __ballot_sync (0xffffffffu, ok && cls[q] != kNone);
-  /* the run starts' keys (pass 1: a border candidate's labels[] entry is
-   * the key of its tile root, or, for a tile root already joined by
-   * another warp, of a node above it; any node of the tree will do for
-   * global_union_keys), all loaded at once: no find walks from the pixels;
-   * the other line's in shared memory for the lanes whose runs touch them
-   * (written and read by this warp alone, __syncwarp between) */
+  /* the classes and the keys of both lines and of the corner, all in one
+   * round trip: the keys of every lane, candidate or not, loaded with the
+   * classes (a non-candidate's entry is stale or unset and never used).
+   * Pass 1: a border candidate's labels[] entry is the key of its tile
+   * root, or, for a tile root already joined by another warp, of a node
+   * above it; any node of the tree will do for global_union_keys: no find
+   * walks from the pixels. The other line's keys in shared memory for the
+   * lanes whose runs touch them (written and read by this warp alone,
+   * __syncwarp between). */
   __shared__ unsigned qkey[2 * kMergeTiles][32];
-  const bool ps = run_start (pm, lane);
-  unsigned kp = 0;
-  if (ps)
-    kp = __ldcg (labels + p);
-  if (run_start (qm, lane))
-    qkey[threadIdx.y][lane] = __ldcg (labels + q);
+  const uint8_t cp = ok ? cls[p] : kNone, cq = ok ? cls[q] : kNone;
+  const unsigned kp = ok ? __ldcg (labels + p) : 0u;
+  const unsigned kq = ok ? __ldcg (labels + q) : 0u;
+  const uint8_t cc = corner ? cls[c1] : kNone;
+  const unsigned kc = corner ? __ldcg (labels + c1) : 0u;
+  const unsigned pm = __ballot_sync (0xffffffffu, cp != kNone);
+  const unsigned qm = __ballot_sync (0xffffffffu, cq != kNone);
+  qkey[threadIdx.y][lane] = kq;
   __syncwarp ();
-  if (ps) {
+  if (run_start (pm, lane)) {
     const unsigned above = ~0u << lane;
     unsigned targets = runs_touching (qm, (above | (above >> 1))
         & run_window_top (run_end_bit (pm, above)));
@@ -591,9 +593,8 @@ canny_merge_runs_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
     /* the corner links: (bx, by) - (bx - 1, by - 1) and
      * (bx, by - 1) - (bx - 1, by); c0 is lane 0's pixel of this warp's
      * lines, a run start when a candidate */
-    if (((top ? qm : pm) & 1u) && c1c)
-      global_union_keys (labels, top ? qkey[threadIdx.y][0] : kp,
-          __ldcg (labels + c1));
+    if (((top ? qm : pm) & 1u) && cc != kNone)
+      global_union_keys (labels, top ? qkey[threadIdx.y][0] : kp, kc);
   }
 }
 
