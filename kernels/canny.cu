@@ -14,7 +14,9 @@
  *     touching runs of adjacent rows; each set is marked when it holds a
  *     strong pixel. Writes a byte per pixel (none, candidate of a weak or
  *     of a strong tile component) and, for the candidates the later
- *     passes look up, the key of their tile root;
+ *     passes look up, the key of their tile root; a closed tile (none of
+ *     its weak tile components on its outer rows or columns) also writes
+ *     its output map, which no merge can change;
  *  2. the links that cross tile borders only (canny_merge_runs_kernel):
  *     a warp per tile border takes the two lines of pixels on either side
  *     as two rows of runs and joins each pair of touching runs, plus the
@@ -27,8 +29,9 @@
  *     "A new algorithm for parallel connected-component labelling on
  *     GPUs", IEEE TPDS 2018: block-based union-find; O. Kalentev et al.,
  *     2011);
- *  3. the output map: 255 on candidates of strong tile components, and
- *     on those of weak ones whose tree reaches a strong key.
+ *  3. the output map of the open tiles: 255 on candidates of strong tile
+ *     components, and on those of weak ones whose tree reaches a strong
+ *     key.
  * The same edges as the CPU's stack hysteresis (cpu-fallback/canny.c):
  * the components of weak and strong pixels that contain a strong one;
  * any labelling with the same components gives the same edges.
@@ -209,7 +212,11 @@ runs_touching (unsigned m, unsigned win)
  * tile components (the output's walks), the tile's outer rows and
  * columns (the merge's finds) and the tile roots (the trees' tops); the
  * interior pixels of strong tile components are never read (the output
- * pass decides on their class byte alone). */
+ * pass decides on their class byte alone).
+ *  f. a tile none of whose weak tile components holds a pixel of its
+ *     outer rows or columns is closed (__syncthreads_or): its edges are
+ *     its strong tile components' candidates, written to dst here; the
+ *     output pass skips it (tile_open). */
 /* 8 blocks an SM (32 registers a thread, no spills on sm_90; 40
  * unbounded): whole waves of 8 blocks */
 constexpr int kRunsBlocksPerSM = 8;
@@ -218,7 +225,9 @@ template < int K, bool L2 >
 __global__ void __launch_bounds__ (kBX * kBY, kRunsBlocksPerSM)
 canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
     int bpp, int ro, int go, int bo, int w, int h, int low, int high,
-    uint8_t * __restrict__ cls, unsigned *__restrict__ labels)
+    uint8_t * __restrict__ cls, unsigned *__restrict__ labels,
+    uint8_t * __restrict__ tile_open, uint8_t * __restrict__ dst,
+    size_t dstride)
 {
   constexpr int R = K / 2;
   constexpr int RH = R + 1;     /* luma halo: the gradients' ring too */
@@ -412,6 +421,10 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
     }
   }
   __syncthreads ();
+  /* f. (below) whether a weak tile component holds a pixel of the tile's
+   * outer rows or columns, and the rows whose pixel is an edge for sure */
+  bool weak_border = false;
+  unsigned strong_rows = 0;
 #pragma unroll
   for (int r = 0; r < kRows; r++) {
     const int ly = threadIdx.y + r * kBY, y = by + ly;
@@ -434,11 +447,32 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
       cls[i] = kNone;
     } else {
       cls[i] = st ? kStrongLocal : kWeakLocal;
-      if (!st || lx == 0 || lx == kTW - 1 || ly == 0 || ly == kTH - 1
-          || rt == (unsigned) (ly * kTW + lx)) {
+      const bool border = lx == 0 || lx == kTW - 1 || ly == 0
+          || ly == kTH - 1;
+      if (!st || border || rt == (unsigned) (ly * kTW + lx)) {
         const unsigned ri = (by + rt / kTW) * (unsigned) w + bx + rt % kTW;
         labels[i] = st ? ri : ri | kWeakBit;
       }
+      weak_border = weak_border || (!st && border);
+      strong_rows |= (st ? 1u : 0u) << r;
+    }
+  }
+  /* f. a tile is closed when none of its weak tile components holds a
+   * pixel of its outer rows or columns: such a component has all its
+   * 8-neighbours in the tile (or outside the frame), so it is a whole
+   * component of the frame without a strong pixel, and the tile's edges
+   * are its strong tile components' candidates, whatever the merge does.
+   * A closed tile writes its output here and the output pass skips it;
+   * an open one is left to the output pass (tile_open, a byte a tile). */
+  const bool open = __syncthreads_or (weak_border) != 0;
+  if (tid == 0)
+    tile_open[blockIdx.y * gridDim.x + blockIdx.x] = open;
+  if (!open) {
+#pragma unroll
+    for (int r = 0; r < kRows; r++) {
+      const int y = by + threadIdx.y + r * kBY;
+      if (x < w && y < h)
+        dst[(size_t) y * dstride + x] = (strong_rows >> r & 1u) ? 255 : 0;
     }
   }
 }
@@ -651,13 +685,15 @@ canny_edges4 (unsigned *labels, int i, const uint8_t c[4], uint8_t o[4])
   }
 }
 
-/* Pass 3: the output map, 255 on the candidates of a component with a
- * strong pixel; 4 pixels of a row a thread, their class bytes as one
+/* Pass 3: the output map of the open tiles (pass 1 wrote the closed
+ * ones'), 255 on the candidates of a component with a strong pixel; 4
+ * pixels of a row a thread, their class bytes as one
  * little-endian word v (byte k: pixel x + k). When no byte is kWeakLocal
  * (1: no bit 0 set) nothing needs looking up: the bytes kStrongLocal (2)
  * become 255 by ((v >> 1) & 0x01010101) * 255; else canny_edges4 walks. */
 __global__ void
 canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
+    const uint8_t * __restrict__ tile_open, int tiles_x,
     uint8_t * __restrict__ dst, size_t dstride, int w, int h)
 {
   static_assert (kNone == 0 && kWeakLocal == 1 && kStrongLocal == 2,
@@ -670,6 +706,9 @@ canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
   const int x = (int) xl;
   const int i = y * w + x;
   const bool whole = x + 4 <= w;
+  /* the tile's byte is loaded with the classes (one round trip); the four
+   * pixels lie in one tile (x is a multiple of 4) */
+  const uint8_t open = tile_open[(y / kTH) * tiles_x + x / kTW];
   unsigned v = 0, o;
   if (whole && (i & 3) == 0) {
     v = *reinterpret_cast < const unsigned *>(cls + i);
@@ -679,6 +718,8 @@ canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
       if (x + k < w)
         v |= (unsigned) cls[i + k] << (8 * k);
   }
+  if (!open)
+    return;                     /* written by pass 1 */
   if (!(v & 0x01010101u)) {
     o = ((v >> 1) & 0x01010101u) * 255u;
   } else {
@@ -704,18 +745,19 @@ canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
 template < int K >
 void
 launch_tile (const CvPlane * src, CvLumaLayout l, bool l2, int low,
-    int high, uint8_t * cls, unsigned *labels, cudaStream_t s)
+    int high, uint8_t * cls, unsigned *labels, uint8_t * tile_open,
+    const CvPlane * dst, cudaStream_t s)
 {
   dim3 block (kBX, kBY);
   dim3 grid (cv_div_up (src->width, kTW), cv_div_up (src->height, kTH));
   if (l2)
     canny_runs_kernel < K, true > <<<grid, block, 0, s>>> (src->data,
         src->stride, l.bpp, l.r, l.g, l.b, src->width, src->height, low,
-        high, cls, labels);
+        high, cls, labels, tile_open, dst->data, dst->stride);
   else
     canny_runs_kernel < K, false > <<<grid, block, 0, s>>> (src->data,
         src->stride, l.bpp, l.r, l.g, l.b, src->width, src->height, low,
-        high, cls, labels);
+        high, cls, labels, tile_open, dst->data, dst->stride);
 }
 
 /* ---- the operator (cvcanny.h) ---- */
@@ -725,6 +767,7 @@ struct CannySlot
   CvCannyInfo info;
   uint8_t *cls;                 /* w x h: kNone, kWeakLocal, kStrongLocal */
   unsigned *labels;             /* w x h union-find keys (candidates) */
+  uint8_t *tile_open;           /* a byte a tile: left to the output pass */
 };
 
 void
@@ -734,6 +777,7 @@ canny_slot_destroy (CannySlot * o)
     return;
   cudaFree (o->cls);
   cudaFree (o->labels);
+  cudaFree (o->tile_open);
   free (o);
 }
 
@@ -778,6 +822,9 @@ canny_slot_create (const CvCannyInfo * info, CannySlot ** slot)
   e = cudaMalloc (&o->cls, n);
   if (e == cudaSuccess)
     e = cudaMalloc (&o->labels, n * sizeof (unsigned));
+  if (e == cudaSuccess)
+    e = cudaMalloc (&o->tile_open, (size_t) cv_div_up (o->info.width, kTW)
+        * cv_div_up (o->info.height, kTH));
   if (e != cudaSuccess) {
     canny_slot_destroy (o);
     return e == cudaErrorMemoryAllocation ? CV_ERROR_NO_MEMORY :
@@ -808,13 +855,13 @@ canny_slot_submit (CannySlot * o, const CvFrame * frame,
   /* 1. classes and tile-local components */
   if (k == 3)
     launch_tile < 3 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, s);
+        o->labels, o->tile_open, &frame->out[0], s);
   else if (k == 5)
     launch_tile < 5 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, s);
+        o->labels, o->tile_open, &frame->out[0], s);
   else
     launch_tile < 7 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, s);
+        o->labels, o->tile_open, &frame->out[0], s);
   CV_CUDA_TRY (cudaGetLastError ());
   {
     /* 2. the links across tile borders; 3. the output map */
@@ -826,7 +873,8 @@ canny_slot_submit (CannySlot * o, const CvFrame * frame,
     dim3 block (32, 8);
     dim3 grid (cv_div_up (cv_div_up (w, 4), 32), cv_div_up (h, 8));
     canny_output_kernel <<<grid, block, 0, s>>> (o->cls, o->labels,
-        frame->out[0].data, frame->out[0].stride, w, h);
+        o->tile_open, (int) tiles.x, frame->out[0].data,
+        frame->out[0].stride, w, h);
     CV_CUDA_TRY (cudaGetLastError ());
   }
   /* neutral chroma of NV12 / I420 output */
