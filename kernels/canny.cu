@@ -14,7 +14,9 @@
  *     touching runs of adjacent rows; each set is marked when it holds a
  *     strong pixel. Writes a byte per pixel (none, candidate of a weak or
  *     of a strong tile component) and, for the candidates the later
- *     passes look up, the key of their tile root;
+ *     passes look up, the key of their tile root; a closed tile (none of
+ *     its weak tile components on its outer rows or columns) also writes
+ *     its output map, which no merge can change;
  *  2. the links that cross tile borders only (canny_merge_runs_kernel):
  *     a warp per tile border takes the two lines of pixels on either side
  *     as two rows of runs and joins each pair of touching runs, plus the
@@ -27,8 +29,9 @@
  *     "A new algorithm for parallel connected-component labelling on
  *     GPUs", IEEE TPDS 2018: block-based union-find; O. Kalentev et al.,
  *     2011);
- *  3. the output map: 255 on candidates of strong tile components, and
- *     on those of weak ones whose tree reaches a strong key.
+ *  3. the output map of the open tiles: 255 on candidates of strong tile
+ *     components, and on those of weak ones whose tree reaches a strong
+ *     key.
  * The same edges as the CPU's stack hysteresis (cpu-fallback/canny.c):
  * the components of weak and strong pixels that contain a strong one;
  * any labelling with the same components gives the same edges.
@@ -133,12 +136,23 @@ run_start (unsigned m, int l)
   return ((m & ~(m << 1)) >> l & 1u) != 0;
 }
 
-/* the length of the run of m from lane l (l set) to its last lane: the
- * first clear bit of m >> l, the 64-bit shift putting one above lane 31 */
-__device__ __forceinline__ int
-run_length (unsigned m, int l)
+/* the lowest clear lane of m among the lanes of above (~0u << l, l set)
+ * as a one-bit mask: the lane after the end of the run of m that holds
+ * lane l; 0 when that run reaches lane 31. Its run from l: the lanes of
+ * m & above & (end - 1) (end - 1 is ~0u when end is 0). */
+__device__ __forceinline__ unsigned
+run_end_bit (unsigned m, unsigned above)
 {
-  return __ffsll ((long long) ~((unsigned long long) m >> l)) - 1;
+  const unsigned z = ~m & above;
+  return z & (0u - z);
+}
+
+/* the lanes up to and including end (run_end_bit's), all lanes when end
+ * is 0 or lane 31's bit: a run's window stops at the lane after it */
+__device__ __forceinline__ unsigned
+run_window_top (unsigned end)
+{
+  return (end << 1) - 1u;
 }
 
 /* the first lane of the run of m holding lane l (l set): above the
@@ -150,13 +164,12 @@ run_first (unsigned m, int l)
   return gaps ? 32 - __clz (gaps) : 0;
 }
 
-/* the first lanes of the runs of m that hold a lane of lo .. hi: those
- * that start there, and the one holding the window's first set lane
- * when it starts left of the window */
+/* the first lanes of the runs of m that hold a lane of the window win
+ * (consecutive lanes): those that start there, and the one holding the
+ * window's first set lane when it starts left of the window */
 __device__ __forceinline__ unsigned
-runs_touching (unsigned m, int lo, int hi)
+runs_touching (unsigned m, unsigned win)
 {
-  const unsigned win = (unsigned) ((2ull << hi) - (1ull << lo));
   const unsigned hits = m & win;
   if (!hits)
     return 0;
@@ -169,18 +182,22 @@ runs_touching (unsigned m, int lo, int hi)
  * tile-local root) wherever a later pass reads it:
  *  a. the luma and the vertical sums in one step: each thread owns one
  *     luma column of a band of NB gradient rows, reads the NB + K - 1
- *     luma rows it needs straight from global memory (border replicated,
- *     the row and column clamps computed once) into registers and writes
- *     the band's vertical sums; no luma tile, no index division per item;
+ *     luma rows it needs straight from global memory (border replicated:
+ *     the column clamped once, the row pointer moved on by a stride while
+ *     the replicated row moves; one loop for one-byte luma, another for
+ *     RGB, chosen once) into registers and writes the band's vertical
+ *     sums; no luma tile, no index division per item;
  *  b. the horizontal sums: each thread keeps dx, dy of its own 4 pixels
  *     (the pixels it classifies next) in registers and writes only their
  *     magnitudes; threads 0 .. 131 do the 1-pixel ring (magnitude only);
- *  c. the classes (cv_canny_direction picks the two neighbours compared,
- *     the only ones read); a warp is a tile row: __ballot_sync gives the
- *     row's candidate mask (kept in shared memory for the row below) and
- *     its strong mask. Only the first pixel of each run of candidates (a
- *     run start, its lane in the mask: cm & ~(cm << 1)) takes part in the
- *     union-find: its run is one set from the start;
+ *  c. the classes (cv_canny_nms_offset picks the two neighbours compared,
+ *     the only ones read, without branches); a warp is a tile row:
+ *     __ballot_sync gives the row's candidate mask (kept in shared memory
+ *     for the row below) and its strong mask. Only the first pixel of each
+ *     run of candidates (a run start, its lane in the mask:
+ *     cm & ~(cm << 1)) takes part in the union-find: its run is one set
+ *     from the start; its lanes and window come from its end bit
+ *     (run_end_bit), without lengths;
  *  d. each run start joins, from the masks alone, every run of the row
  *     above that overlaps [first - 1, last + 1] (its 8-connected
  *     neighbours): one union per pair of touching runs, on run starts only
@@ -189,12 +206,17 @@ runs_touching (unsigned m, int lo, int hi)
  *  e. each run start finds its root and, when its run holds a strong
  *     pixel (the strong mask under the run's bits), marks the root; the
  *     root and the mark then go to the run's other pixels by
- *     __shfl_sync from the start's lane.
+ *     __shfl_sync from the start's lane (rows without a candidate, the
+ *     same for the whole warp, only write their class bytes).
  * labels[] is written where the merge and output passes read it: weak
  * tile components (the output's walks), the tile's outer rows and
  * columns (the merge's finds) and the tile roots (the trees' tops); the
  * interior pixels of strong tile components are never read (the output
- * pass decides on their class byte alone). */
+ * pass decides on their class byte alone).
+ *  f. a tile none of whose weak tile components holds a pixel of its
+ *     outer rows or columns is closed (__syncthreads_or): its edges are
+ *     its strong tile components' candidates, written to dst here; the
+ *     output pass skips it (tile_open). */
 /* 8 blocks an SM (32 registers a thread, no spills on sm_90; 40
  * unbounded): whole waves of 8 blocks */
 constexpr int kRunsBlocksPerSM = 8;
@@ -203,7 +225,9 @@ template < int K, bool L2 >
 __global__ void __launch_bounds__ (kBX * kBY, kRunsBlocksPerSM)
 canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
     int bpp, int ro, int go, int bo, int w, int h, int low, int high,
-    uint8_t * __restrict__ cls, unsigned *__restrict__ labels)
+    uint8_t * __restrict__ cls, unsigned *__restrict__ labels,
+    uint8_t * __restrict__ tile_open, uint8_t * __restrict__ dst,
+    size_t dstride)
 {
   constexpr int R = K / 2;
   constexpr int RH = R + 1;     /* luma halo: the gradients' ring too */
@@ -245,14 +269,26 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
     if (band < kBands) {
       const int g0 = band * kNB;
       const int gx = cv_border_replicate (bx - RH + c, w);
-      const uint8_t *col = src + (size_t) gx * bpp;
+      const int y0 = by - RH + g0;
+      /* row t's pointer from row t - 1's: one row further while the
+       * replicated row index moves, i.e. while y0 + t is in 1 .. h - 1 */
+      const uint8_t *p = src + (size_t) gx * bpp
+          + (size_t) cv_border_replicate (y0, h) * sstride;
       int v[kLumRows];
+      if (ro < 0) {
 #pragma unroll
-      for (int t = 0; t < kLumRows; t++) {
-        const int gy = cv_border_replicate (by - RH + g0 + t, h);
-        const uint8_t *p = col + (size_t) gy * sstride;
-        v[t] = ro < 0 ? __ldg (p) :
-            cv_luma (__ldg (p + ro), __ldg (p + go), __ldg (p + bo));
+        for (int t = 0; t < kLumRows; t++) {
+          if (t > 0 && (unsigned) (y0 + t - 1) < (unsigned) (h - 1))
+            p += sstride;
+          v[t] = __ldg (p);
+        }
+      } else {
+#pragma unroll
+        for (int t = 0; t < kLumRows; t++) {
+          if (t > 0 && (unsigned) (y0 + t - 1) < (unsigned) (h - 1))
+            p += sstride;
+          v[t] = cv_luma (__ldg (p + ro), __ldg (p + go), __ldg (p + bo));
+        }
       }
 #pragma unroll
       for (int t = 0; t < kNB; t++) {
@@ -320,22 +356,24 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
 
   /* c. classes, the rows' masks, the run starts' sets */
   const int *flat = &smag[0][0];
+  /* the lanes from this thread's up, and from the one left of it up (the
+   * first lane of the window of a run that starts here) */
+  const unsigned above = ~0u << lx;
+  const unsigned from = above | (above >> 1);
   unsigned cmr[kRows];
 #pragma unroll
   for (int r = 0; r < kRows; r++) {
     const int ly = threadIdx.y + r * kBY, y = by + ly;
     const int tx = lx + 1, ty = ly + 1, j = ly * kTW + lx;
     /* cv_canny_class, reading only the two neighbours compared (one
-     * path for the warp instead of one per direction): the first at
-     * offset o in smag, the second opposite */
+     * path for the warp instead of one per direction) */
     int c = CV_CANNY_NONE;
     const int m = smag[ty][tx];
     if (x < w && y < h && m > low) {
-      const int d = cv_canny_direction (dxr[r], dyr[r]);
-      const int o = d == CV_CANNY_DIR_WE ? -1 : d == CV_CANNY_DIR_NS ? -GW :
-          d == CV_CANNY_DIR_NESW ? 1 - GW : -1 - GW;
+      int ge;
+      const int o = cv_canny_nms_offset (dxr[r], dyr[r], GW, &ge);
       const int a = flat[ty * GW + tx + o], b = flat[ty * GW + tx - o];
-      if (m > a && (d <= CV_CANNY_DIR_NS ? m >= b : m > b))
+      if (m > a && m > b - ge)
         c = m > high ? CV_CANNY_STRONG : CV_CANNY_WEAK;
     }
     const unsigned cm = __ballot_sync (0xffffffffu, c != CV_CANNY_NONE);
@@ -344,10 +382,9 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
     if (lx == 0)
       sh.u.cand[ly] = cm;
     if (run_start (cm, lx)) {
-      const unsigned run = (unsigned) (((1ull << run_length (cm, lx)) - 1ull)
-          << lx);
+      /* the run's lanes: from lx up to below its end bit */
       sh.u.lab[j] = j;
-      sh.u.strong[j] = (sm & run) != 0;
+      sh.u.strong[j] = (sm & above & (run_end_bit (cm, above) - 1u)) != 0;
     }
   }
   __syncthreads ();
@@ -360,10 +397,8 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
     const unsigned cm = cmr[r];
     if (ly == 0 || !run_start (cm, lx))
       continue;
-    const int len = run_length (cm, lx);
-    const int lo = lx > 0 ? lx - 1 : 0;
-    const int hi = lx + len < kTW ? lx + len : kTW - 1;
-    unsigned targets = runs_touching (sh.u.cand[ly - 1], lo, hi);
+    unsigned targets = runs_touching (sh.u.cand[ly - 1],
+        from & run_window_top (run_end_bit (cm, above)));
     while (targets) {
       const int t = __ffs (targets) - 1;
       targets &= targets - 1u;
@@ -386,26 +421,58 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
     }
   }
   __syncthreads ();
+  /* f. (below) whether a weak tile component holds a pixel of the tile's
+   * outer rows or columns, and the rows whose pixel is an edge for sure */
+  bool weak_border = false;
+  unsigned strong_rows = 0;
 #pragma unroll
   for (int r = 0; r < kRows; r++) {
     const int ly = threadIdx.y + r * kBY, y = by + ly;
     const unsigned cm = cmr[r];
+    const bool inside = x < w && y < h;
+    const int i = y * w + x;
+    if (!cm) {
+      /* no candidate in the row (the same for the whole warp) */
+      if (inside)
+        cls[i] = kNone;
+      continue;
+    }
     const int start = run_first (cm, lx);
     const int st0 = root[r] >= 0 ? sh.u.strong[root[r]] : 0;
-    const int rt = __shfl_sync (0xffffffffu, root[r], start);
+    const unsigned rt = (unsigned) __shfl_sync (0xffffffffu, root[r], start);
     const int st = __shfl_sync (0xffffffffu, st0, start);
-    if (x >= w || y >= h)
+    if (!inside)
       continue;
-    const int i = y * w + x;
     if (!(cm >> lx & 1u)) {
       cls[i] = kNone;
     } else {
       cls[i] = st ? kStrongLocal : kWeakLocal;
-      if (!st || lx == 0 || lx == kTW - 1 || ly == 0 || ly == kTH - 1
-          || rt == ly * kTW + lx) {
-        const unsigned ri = (unsigned) ((by + rt / kTW) * w + bx + rt % kTW);
+      const bool border = lx == 0 || lx == kTW - 1 || ly == 0
+          || ly == kTH - 1;
+      if (!st || border || rt == (unsigned) (ly * kTW + lx)) {
+        const unsigned ri = (by + rt / kTW) * (unsigned) w + bx + rt % kTW;
         labels[i] = st ? ri : ri | kWeakBit;
       }
+      weak_border = weak_border || (!st && border);
+      strong_rows |= (st ? 1u : 0u) << r;
+    }
+  }
+  /* f. a tile is closed when none of its weak tile components holds a
+   * pixel of its outer rows or columns: such a component has all its
+   * 8-neighbours in the tile (or outside the frame), so it is a whole
+   * component of the frame without a strong pixel, and the tile's edges
+   * are its strong tile components' candidates, whatever the merge does.
+   * A closed tile writes its output here and the output pass skips it;
+   * an open one is left to the output pass (tile_open, a byte a tile). */
+  const bool open = __syncthreads_or (weak_border) != 0;
+  if (tid == 0)
+    tile_open[blockIdx.y * gridDim.x + blockIdx.x] = open;
+  if (!open) {
+#pragma unroll
+    for (int r = 0; r < kRows; r++) {
+      const int y = by + threadIdx.y + r * kBY;
+      if (x < w && y < h)
+        dst[(size_t) y * dstride + x] = (strong_rows >> r & 1u) ? 255 : 0;
     }
   }
 }
@@ -482,11 +549,12 @@ global_union_keys (unsigned *labels, unsigned ka, unsigned kb)
  * the left warp joins (bx, by) with (bx - 1, by - 1), lane 0 of the top
  * warp (bx, by - 1) with (bx - 1, by). A union starts from the keys the
  * two run starts' labels[] entries hold (their tile roots', loaded for
- * the whole warp in one round trip after the classes): an atomicMin on
+ * the whole warp in the same round trip as the classes): an atomicMin on
  * the larger, with no find first; only when that node is no longer a root
  * do finds follow (global_union_keys). Dependent global round trips for
- * a lane with n touching runs: 2 + n uncontended, was 1 + 3 n (two find
- * hops and the atomicMin each). */
+ * a lane with n touching runs: 1 + n uncontended (2 + n while the keys
+ * waited for the classes; 1 + 3 n with two find hops before each
+ * atomicMin). */
 constexpr int kMergeTiles = 4;
 
 __global__ void __launch_bounds__ (32 * 2 * kMergeTiles)
@@ -517,32 +585,32 @@ canny_merge_runs_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
       q = p - 1;
     }
   }
-  /* the corner's pixel in the third tile (lane 0), its class read with
-   * the lines' */
+  /* the corner's pixel in the third tile (lane 0) */
   const bool corner = lane == 0 && by > 0 && bx > 0;
   const int c1 = top ? by * w + bx - 1 : (by - 1) * w + bx - 1;
-  const bool c1c = corner && cls[c1] != kNone;
-  const unsigned pm = __ballot_sync (0xffffffffu, ok && cls[p] != kNone);
-  const unsigned qm = __ballot_sync (0xffffffffu, ok && cls[q] != kNone);
-  /* the run starts' keys (pass 1: a border candidate's labels[] entry is
-   * the key of its tile root, or, for a tile root already joined by
-   * another warp, of a node above it; any node of the tree will do for
-   * global_union_keys), all loaded at once: no find walks from the pixels;
-   * the other line's in shared memory for the lanes whose runs touch them
-   * (written and read by this warp alone, __syncwarp between) */
+  /* the classes and the keys of both lines and of the corner, all in one
+   * round trip: the keys of every lane, candidate or not, loaded with the
+   * classes (a non-candidate's entry is stale or unset and never used).
+   * Pass 1: a border candidate's labels[] entry is the key of its tile
+   * root, or, for a tile root already joined by another warp, of a node
+   * above it; any node of the tree will do for global_union_keys: no find
+   * walks from the pixels. The other line's keys in shared memory for the
+   * lanes whose runs touch them (written and read by this warp alone,
+   * __syncwarp between). */
   __shared__ unsigned qkey[2 * kMergeTiles][32];
-  const bool ps = run_start (pm, lane);
-  unsigned kp = 0;
-  if (ps)
-    kp = __ldcg (labels + p);
-  if (run_start (qm, lane))
-    qkey[threadIdx.y][lane] = __ldcg (labels + q);
+  const uint8_t cp = ok ? cls[p] : kNone, cq = ok ? cls[q] : kNone;
+  const unsigned kp = ok ? __ldcg (labels + p) : 0u;
+  const unsigned kq = ok ? __ldcg (labels + q) : 0u;
+  const uint8_t cc = corner ? cls[c1] : kNone;
+  const unsigned kc = corner ? __ldcg (labels + c1) : 0u;
+  const unsigned pm = __ballot_sync (0xffffffffu, cp != kNone);
+  const unsigned qm = __ballot_sync (0xffffffffu, cq != kNone);
+  qkey[threadIdx.y][lane] = kq;
   __syncwarp ();
-  if (ps) {
-    const int len = run_length (pm, lane);
-    const int lo = lane > 0 ? lane - 1 : 0;
-    const int hi = lane + len < 32 ? lane + len : 31;
-    unsigned targets = runs_touching (qm, lo, hi);
+  if (run_start (pm, lane)) {
+    const unsigned above = ~0u << lane;
+    unsigned targets = runs_touching (qm, (above | (above >> 1))
+        & run_window_top (run_end_bit (pm, above)));
     unsigned done = 0xffffffffu;        /* no key: index < 2^31 - 1 */
     while (targets) {
       const int l = __ffs (targets) - 1;
@@ -559,9 +627,8 @@ canny_merge_runs_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
     /* the corner links: (bx, by) - (bx - 1, by - 1) and
      * (bx, by - 1) - (bx - 1, by); c0 is lane 0's pixel of this warp's
      * lines, a run start when a candidate */
-    if (((top ? qm : pm) & 1u) && c1c)
-      global_union_keys (labels, top ? qkey[threadIdx.y][0] : kp,
-          __ldcg (labels + c1));
+    if (((top ? qm : pm) & 1u) && cc != kNone)
+      global_union_keys (labels, top ? qkey[threadIdx.y][0] : kp, kc);
   }
 }
 
@@ -618,13 +685,15 @@ canny_edges4 (unsigned *labels, int i, const uint8_t c[4], uint8_t o[4])
   }
 }
 
-/* Pass 3: the output map, 255 on the candidates of a component with a
- * strong pixel; 4 pixels of a row a thread, their class bytes as one
+/* Pass 3: the output map of the open tiles (pass 1 wrote the closed
+ * ones'), 255 on the candidates of a component with a strong pixel; 4
+ * pixels of a row a thread, their class bytes as one
  * little-endian word v (byte k: pixel x + k). When no byte is kWeakLocal
  * (1: no bit 0 set) nothing needs looking up: the bytes kStrongLocal (2)
  * become 255 by ((v >> 1) & 0x01010101) * 255; else canny_edges4 walks. */
 __global__ void
 canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
+    const uint8_t * __restrict__ tile_open, int tiles_x,
     uint8_t * __restrict__ dst, size_t dstride, int w, int h)
 {
   static_assert (kNone == 0 && kWeakLocal == 1 && kStrongLocal == 2,
@@ -637,6 +706,9 @@ canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
   const int x = (int) xl;
   const int i = y * w + x;
   const bool whole = x + 4 <= w;
+  /* the tile's byte is loaded with the classes (one round trip); the four
+   * pixels lie in one tile (x is a multiple of 4) */
+  const uint8_t open = tile_open[(y / kTH) * tiles_x + x / kTW];
   unsigned v = 0, o;
   if (whole && (i & 3) == 0) {
     v = *reinterpret_cast < const unsigned *>(cls + i);
@@ -646,6 +718,8 @@ canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
       if (x + k < w)
         v |= (unsigned) cls[i + k] << (8 * k);
   }
+  if (!open)
+    return;                     /* written by pass 1 */
   if (!(v & 0x01010101u)) {
     o = ((v >> 1) & 0x01010101u) * 255u;
   } else {
@@ -671,18 +745,19 @@ canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
 template < int K >
 void
 launch_tile (const CvPlane * src, CvLumaLayout l, bool l2, int low,
-    int high, uint8_t * cls, unsigned *labels, cudaStream_t s)
+    int high, uint8_t * cls, unsigned *labels, uint8_t * tile_open,
+    const CvPlane * dst, cudaStream_t s)
 {
   dim3 block (kBX, kBY);
   dim3 grid (cv_div_up (src->width, kTW), cv_div_up (src->height, kTH));
   if (l2)
     canny_runs_kernel < K, true > <<<grid, block, 0, s>>> (src->data,
         src->stride, l.bpp, l.r, l.g, l.b, src->width, src->height, low,
-        high, cls, labels);
+        high, cls, labels, tile_open, dst->data, dst->stride);
   else
     canny_runs_kernel < K, false > <<<grid, block, 0, s>>> (src->data,
         src->stride, l.bpp, l.r, l.g, l.b, src->width, src->height, low,
-        high, cls, labels);
+        high, cls, labels, tile_open, dst->data, dst->stride);
 }
 
 /* ---- the operator (cvcanny.h) ---- */
@@ -692,6 +767,7 @@ struct CannySlot
   CvCannyInfo info;
   uint8_t *cls;                 /* w x h: kNone, kWeakLocal, kStrongLocal */
   unsigned *labels;             /* w x h union-find keys (candidates) */
+  uint8_t *tile_open;           /* a byte a tile: left to the output pass */
 };
 
 void
@@ -701,6 +777,7 @@ canny_slot_destroy (CannySlot * o)
     return;
   cudaFree (o->cls);
   cudaFree (o->labels);
+  cudaFree (o->tile_open);
   free (o);
 }
 
@@ -745,6 +822,9 @@ canny_slot_create (const CvCannyInfo * info, CannySlot ** slot)
   e = cudaMalloc (&o->cls, n);
   if (e == cudaSuccess)
     e = cudaMalloc (&o->labels, n * sizeof (unsigned));
+  if (e == cudaSuccess)
+    e = cudaMalloc (&o->tile_open, (size_t) cv_div_up (o->info.width, kTW)
+        * cv_div_up (o->info.height, kTH));
   if (e != cudaSuccess) {
     canny_slot_destroy (o);
     return e == cudaErrorMemoryAllocation ? CV_ERROR_NO_MEMORY :
@@ -775,13 +855,13 @@ canny_slot_submit (CannySlot * o, const CvFrame * frame,
   /* 1. classes and tile-local components */
   if (k == 3)
     launch_tile < 3 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, s);
+        o->labels, o->tile_open, &frame->out[0], s);
   else if (k == 5)
     launch_tile < 5 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, s);
+        o->labels, o->tile_open, &frame->out[0], s);
   else
     launch_tile < 7 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, s);
+        o->labels, o->tile_open, &frame->out[0], s);
   CV_CUDA_TRY (cudaGetLastError ());
   {
     /* 2. the links across tile borders; 3. the output map */
@@ -793,7 +873,8 @@ canny_slot_submit (CannySlot * o, const CvFrame * frame,
     dim3 block (32, 8);
     dim3 grid (cv_div_up (cv_div_up (w, 4), 32), cv_div_up (h, 8));
     canny_output_kernel <<<grid, block, 0, s>>> (o->cls, o->labels,
-        frame->out[0].data, frame->out[0].stride, w, h);
+        o->tile_open, (int) tiles.x, frame->out[0].data,
+        frame->out[0].stride, w, h);
     CV_CUDA_TRY (cudaGetLastError ());
   }
   /* neutral chroma of NV12 / I420 output */

@@ -133,29 +133,25 @@ cv_canny_class (int m, int dx, int dy, int nw, int n, int ne, int w, int e,
   return m > high ? CV_CANNY_STRONG : CV_CANNY_WEAK;
 }
 
-/* The direction cv_canny_class compares a pixel along, from its
- * derivatives (the same tests, for code that fetches only the two
- * neighbours it needs): across a near-vertical edge (west and east, the
- * east one with >=), along a near-vertical gradient (north and south, the
- * south one with >=), or a diagonal (north-east and south-west, or
- * north-west and south-east, both strict). */
-#define CV_CANNY_DIR_WE 0
-#define CV_CANNY_DIR_NS 1
-#define CV_CANNY_DIR_NESW 2
-#define CV_CANNY_DIR_NWSE 3
-
+/* The two neighbours cv_canny_class compares a pixel with, for code that
+ * fetches only those (the same tests, as selects rather than branches):
+ * the first at offset o (the return value) from the pixel in a map of row
+ * pitch pitch, compared strictly; the second at -o, compared with >= when
+ * *ge is 1 (across a near-vertical edge: west then east; along a
+ * near-vertical gradient: north then south) and strictly when it is 0 (the
+ * diagonals: north-east then south-west, or north-west then south-east).
+ * So the pixel is kept when m > map[o] && m > map[-o] - *ge. */
 CV_HD int
-cv_canny_direction (int dx, int dy)
+cv_canny_nms_offset (int dx, int dy, int pitch, int *ge)
 {
   const int x = dx < 0 ? -dx : dx;
   const int y = (dy < 0 ? -dy : dy) << CV_CANNY_SHIFT;
   const int tg22x = x * CV_CANNY_TG22;
+  const int we = y < tg22x;
+  const int ns = y > tg22x + (x << (CV_CANNY_SHIFT + 1));
 
-  if (y < tg22x)
-    return CV_CANNY_DIR_WE;
-  if (y > tg22x + (x << (CV_CANNY_SHIFT + 1)))
-    return CV_CANNY_DIR_NS;
-  return (dx ^ dy) < 0 ? CV_CANNY_DIR_NESW : CV_CANNY_DIR_NWSE;
+  *ge = we | ns;
+  return we ? -1 : ns ? -pitch : (dx ^ dy) < 0 ? 1 - pitch : -1 - pitch;
 }
 
 #endif /* CV_CANNY_CORE_H */

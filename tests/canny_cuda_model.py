@@ -5,7 +5,9 @@
 # run starts, the runs touching a window, the roots handed to each run),
 # canny_merge_runs_kernel (a warp's masks per tile border, the corner links,
 # its unions from keys read before any of them, so possibly stale) and the
-# output walks, thread by thread for every index, sequentially for the
+# output pass (a tile with no weak tile component on its outer rows or
+# columns written by pass 1 and skipped there; the others walked), thread
+# by thread for every index, sequentially for the
 # union-finds (any order of the unions gives the same sets; the merge's
 # warps and lanes in random orders, all its keys read first or not). Asserts
 # that every shared cell is written once before it is read, that every
@@ -41,13 +43,13 @@ def klass(m,dx,dy,nw,n,ne,w_,e,sw,s,se,low,high):
         else: keep= m>nw and m>se
     if not keep: return NONE
     return STRONG if m>high else WEAK
-def direction(dx,dy):
-    # cv_canny_direction (canny_core.h): 0 west-east, 1 north-south,
-    # 2 north-east/south-west, 3 north-west/south-east
+def nms_offset(dx,dy,pitch):
+    # cv_canny_nms_offset (canny_core.h): the first neighbour's offset o
+    # (compared strictly), and ge: the second (at -o) compared with >=
     x=abs(dx); y=abs(dy)<<15; tg22x=x*13573
-    if y<tg22x: return 0
-    if y>tg22x+(x<<16): return 1
-    return 2 if (dx^dy)<0 else 3
+    we=int(y<tg22x); ns=int(y>tg22x+(x<<16))
+    o=-1 if we else (-pitch if ns else (1-pitch if (dx^dy)<0 else -1-pitch))
+    return o,we|ns
 def reference(L,w,h,K,l2,low,high):
     R=K//2
     dx=[[0]*w for _ in range(h)]; dy=[[0]*w for _ in range(h)]; m=[[0]*w for _ in range(h)]
@@ -86,18 +88,31 @@ def clz(v): return 32-v.bit_length()
 def run_first(m,l):
     gaps=~m & ((1<<l)-1) & M32
     return 32-clz(gaps) if gaps else 0
-def runs_touching(m,lo,hi):
-    win=((2<<hi)-(1<<lo)) & M32
+def run_end_bit(m,above):
+    z=~m & above & M32
+    return z & (-z) & M32
+def run_window_top(end): return ((end<<1)-1) & M32
+def above_of(l): return (M32<<l) & M32
+def from_of(l):
+    a=above_of(l); return a|(a>>1)
+def runs_touching(m,win):
     hits=m&win
     if not hits: return 0
     return (m & ~(m<<1) & win & M32) | (1<<run_first(m,ffs(hits)-1))
+def window(m,l):
+    # a run's window [first - 1, last + 1] from its start l, as the kernels
+    # make it; checked against the lengths' arithmetic
+    win=from_of(l) & run_window_top(run_end_bit(m,above_of(l)))
+    ln=run_length(m,l); lo=l-1 if l>0 else 0; hi=l+ln if l+ln<32 else 31
+    assert win==((2<<hi)-(1<<lo)) & M32, (m,l)
+    return win
 def ballot(vals):
     r=0
     for l,v in enumerate(vals):
         if v: r|=1<<l
     return r
 # ---- pass 1
-def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc=None):
+def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,dst,refc=None):
     R=K//2; RH=R+1; LW=kTW+2*RH; GW=kTW+2; GH=kTH+2
     kBands=256//LW; kNB=(GH+kBands-1)//kBands; kLumRows=kNB+K-1
     assert kBands*kNB>=GH
@@ -106,7 +121,12 @@ def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc=None):
         c=tid%LW; band=tid//LW
         if band<kBands:
             g0=band*kNB; gx=clamp(bx-RH+c,w)
-            v=[L[clamp(by-RH+g0+t,h)][gx] for t in range(kLumRows)]
+            # the row pointer moved on while y0 + t is in 1 .. h - 1
+            y0=by-RH+g0; gy=clamp(y0,h); v=[]
+            for t in range(kLumRows):
+                if t>0 and ((y0+t-1)&M32)<((h-1)&M32): gy+=1
+                assert gy==clamp(y0+t,h)
+                v.append(L[gy][gx])
             for t in range(kNB):
                 if g0+t<GH:
                     assert vs[g0+t][c] is None
@@ -145,11 +165,10 @@ def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc=None):
             c=NONE
             m=smag[ty][tx]
             if x<w and y<h and m>low:
-                d=direction(dxr[(lx,ly)],dyr[(lx,ly)])
-                o=-1 if d==0 else (-GW if d==1 else (1-GW if d==2 else -1-GW))
+                o,ge=nms_offset(dxr[(lx,ly)],dyr[(lx,ly)],GW)
                 flat=ty*GW+tx
                 a=smag[(flat+o)//GW][(flat+o)%GW]; b=smag[(flat-o)//GW][(flat-o)%GW]
-                if m>a and (m>=b if d<=1 else m>b):
+                if m>a and m>b-ge:
                     c=STRONG if m>high else WEAK
             if x<w and y<h:
                 if refc is not None and not OVERRIDE: assert c==refc[y][x], (x,y,c,refc[y][x])
@@ -159,7 +178,8 @@ def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc=None):
         cmr[ly]=cm; cand[ly]=cm
         for lx in range(32):
             if run_start(cm,lx):
-                run=(((1<<run_length(cm,lx))-1)<<lx)&M32
+                run=cm & above_of(lx) & ((run_end_bit(cm,above_of(lx))-1)&M32)
+                assert run==(((1<<run_length(cm,lx))-1)<<lx)&M32
                 j=ly*kTW+lx; lab[j]=j; strong[j]=int((sm&run)!=0)
     # d. (sequential union-find: order does not change the sets)
     def find(x):
@@ -174,8 +194,7 @@ def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc=None):
         cm=cmr[ly]
         for lx in range(32):
             if not run_start(cm,lx): continue
-            ln=run_length(cm,lx); lo=lx-1 if lx>0 else 0; hi=lx+ln if lx+ln<kTW else kTW-1
-            t=runs_touching(cand[ly-1],lo,hi)
+            t=runs_touching(cand[ly-1],window(cm,lx))
             while t:
                 b=ffs(t)-1; t&=t-1
                 bj=(ly-1)*kTW+b
@@ -188,6 +207,7 @@ def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc=None):
             if run_start(cmr[ly],lx):
                 root[j]=find(j)
                 if root[j]!=j and strong[j]: strong[root[j]]|=1
+    weak_border=False; strong_px=set()
     for ly in range(kTH):
         cm=cmr[ly]
         for lx in range(32):
@@ -200,9 +220,20 @@ def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc=None):
                 assert run_start(cm,start)
                 rt=root[sj]; st=strong[rt]
                 cls[i]=2 if st else 1
-                if (not st) or lx==0 or lx==kTW-1 or ly==0 or ly==kTH-1 or rt==ly*kTW+lx:
+                border=lx==0 or lx==kTW-1 or ly==0 or ly==kTH-1
+                if (not st) or border or rt==ly*kTW+lx:
                     ri=(by+rt//kTW)*w+bx+rt%kTW
                     labels[i]= ri if st else ri|kWeakBit
+                weak_border=weak_border or (not st and border)
+                if st: strong_px.add(i)
+    # f. a closed tile (no weak tile component on its outer rows or
+    # columns) writes its output; an open one is left to the output pass
+    if not weak_border:
+        for ly in range(kTH):
+            for lx in range(32):
+                x=bx+lx; y=by+ly
+                if x<w and y<h: dst[y*w+x]=255 if y*w+x in strong_px else 0
+    return weak_border
 def gfind(labels,idx):
     k=labels[idx]; assert k is not None, idx
     while (k&kIndex)!=idx:
@@ -265,8 +296,7 @@ def merge_warp(cls,labels,w,h,tx_n,t,wy):
             for lane in order:
                 p=P[lane]; q=Q[lane]
                 if run_start(pm,lane):
-                    ln=run_length(pm,lane); lo=lane-1 if lane>0 else 0; hi=lane+ln if lane+ln<32 else 31
-                    tg=runs_touching(qm,lo,hi); done=0xffffffff
+                    tg=runs_touching(qm,window(pm,lane)); done=0xffffffff
                     while tg:
                         l=ffs(tg)-1; tg&=tg-1
                         qq=q+(l-lane)*step
@@ -288,37 +318,47 @@ def is_edge(labels,i,c):
         idx=k&kIndex; k=labels[idx]; assert k is not None; steps+=1
     if steps>1: labels[first]=k
     return (k&kWeakBit)==0
-def run(L,w,h,K,l2,low,high):
-    refc=reference(L,w,h,K,l2,low,high)
-    ref=hyst(refc,w,h)
-    cls=[None]*(w*h); labels=[None]*(w*h)
-    for by in range(0,h,32):
-        for bx in range(0,w,32):
-            tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc)
-    assert None not in cls
-    merge_pass(cls,labels,w,h)
+def output_pass(cls,labels,dst,tile_open,w,h):
+    # the output kernel: an open tile's pixels from the classes and walks,
+    # a closed tile's left as pass 1 wrote them
+    tx_n=(w+31)//32
     for y in range(h):
         for x in range(w):
             i=y*w+x
-            o=255 if is_edge(labels,i,cls[i]) else 0
+            if tile_open[(y//32)*tx_n+x//32]:
+                assert dst[i] is None
+                dst[i]=255 if is_edge(labels,i,cls[i]) else 0
+            else:
+                assert dst[i] is not None
+def all_tiles(L,w,h,K,l2,low,high,cls,labels,dst,refc):
+    return [tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,dst,refc)
+            for by in range(0,h,32) for bx in range(0,w,32)]
+def run(L,w,h,K,l2,low,high):
+    refc=reference(L,w,h,K,l2,low,high)
+    ref=hyst(refc,w,h)
+    cls=[None]*(w*h); labels=[None]*(w*h); dst=[None]*(w*h)
+    tile_open=all_tiles(L,w,h,K,l2,low,high,cls,labels,dst,refc)
+    assert None not in cls
+    merge_pass(cls,labels,w,h)
+    output_pass(cls,labels,dst,tile_open,w,h)
+    for y in range(h):
+        for x in range(w):
+            o=dst[y*w+x]
             if o!=ref[y][x]:
                 raise SystemExit("MISMATCH %dx%d K=%d l2=%d low=%d high=%d at %d,%d"%(w,h,K,l2,low,high,x,y))
     return sum(1 for y in range(h) for x in range(w) if ref[y][x]), sum(1 for v in cls if v)
 
 def runmap(c,w,h):
     ref=hyst(c,w,h)
-    cls=[None]*(w*h); labels=[None]*(w*h)
+    cls=[None]*(w*h); labels=[None]*(w*h); dst=[None]*(w*h)
     L=[[0]*w for _ in range(h)]
     # tile_pass with the classes forced (its gradient modelled, unused)
-    for by in range(0,h,32):
-        for bx in range(0,w,32):
-            tile_pass(L,w,h,3,False,0,0,bx,by,cls,labels,c)
+    tile_open=all_tiles(L,w,h,3,False,0,0,cls,labels,dst,c)
     merge_pass(cls,labels,w,h)
+    output_pass(cls,labels,dst,tile_open,w,h)
     for y in range(h):
         for x in range(w):
-            i=y*w+x
-            o=255 if is_edge(labels,i,cls[i]) else 0
-            assert o==ref[y][x], ("MISMATCH",w,h,x,y)
+            assert dst[y*w+x]==ref[y][x], ("MISMATCH",w,h,x,y)
     return sum(map(sum,ref))//255
 
 def maps(rnd,n):
