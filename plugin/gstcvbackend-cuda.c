@@ -101,7 +101,7 @@ static gboolean
 cuda_open (GstCudaVisionBase * self, gint device_id, gchar ** reason)
 {
   GstCudaVisionBasePrivate *priv = GST_CV_PRIV (self);
-  CudaBackend be = { 0, 0, 0, -1, 0, {0}, 0 };
+  CudaBackend be = { 0, 0, 0, -1, 0, {{0}, 0} };
   int n = 0;
   cudaError_t err = cudaGetDeviceCount (&n);
 
@@ -189,8 +189,8 @@ cuda_create_op (GstCudaVisionBase * self, guint max_slots)
   g_assert (priv->op == NULL);
   if (!gst_cv_cuda_enter (self, TRUE))
     return gst_cv_pending_status (self, CV_ERROR_CUDA);
-  /* new caps: the frames' GPU times start over (gstcvcudaslot.c) */
-  cuda_backend (self)->took_n = 0;
+  /* new caps: the frames' GPU times start over (gstcvwaitschedule.c) */
+  gst_cv_wait_schedule_reset (&cuda_backend (self)->wait);
   status = priv->ops->create (priv->op_info, (int) max_slots, &priv->op);
   if (status != CV_OK) {
     priv->op = NULL;

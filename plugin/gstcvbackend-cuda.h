@@ -4,7 +4,9 @@
  *                        transfer counter), the backend table, a frame's
  *                        submission;
  *   gstcvcudaslot.c      a slot's resources: its stream and events, its
- *                        device planes, the wait for its frame;
+ *                        device planes, the wait for its frame (on the
+ *                        schedule of gstcvwaitschedule.c, which calls no
+ *                        CUDA: unit-tested without a GPU);
  *   gstcvcudatransfer.c  host planes: pinned detection, the pinned
  *                        staging, the copies to and from the device.
  * The CUDA context work (the shared context, the primary context the
@@ -19,6 +21,7 @@
 
 #include "gstcudavisionbase-private.h"
 #include "gstcvpinned.h"
+#include "gstcvwaitschedule.h"
 
 G_BEGIN_DECLS
 
@@ -51,11 +54,10 @@ typedef struct
   guint64 host_transfers;       /* planes copied; the element's
                                  * OBJECT_LOCK */
   /* the last frames' GPU times (us, from submission to done, as the waits
-   * saw them), for wait-mode=block's first sleep (gstcvcudaslot.c); the
-   * output thread's (the only one that waits), emptied at each new
-   * operator (new caps) */
-  gint took_us[16];
-  guint took_n;
+   * saw them), for wait-mode=block's first sleep (gstcvcudaslot.c,
+   * gstcvwaitschedule.c); the output thread's (the only one that waits),
+   * emptied at each new operator (new caps) */
+  GstCvWaitSchedule wait;
 } CudaBackend;
 
 static inline CudaBackend *

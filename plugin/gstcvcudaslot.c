@@ -6,7 +6,8 @@
  * pitched), made at negotiation (gst_cv_cuda_slot_prepare ()); only the
  * pinned staging of pageable frames (from the process-wide cache) and the
  * planes of frames in another context's CUDA memory come at the first
- * frame. Its frame is waited for as wait-mode says.
+ * frame. Its frame is waited for as wait-mode says (on the schedule of
+ * gstcvwaitschedule.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -216,87 +217,37 @@ gst_cv_cuda_slot_free (GstCudaVisionBase * self, GstCvSlot * s)
 }
 
 /* Wait for the frame's last event as wait-mode says, querying it
- * (cudaEventQuery: no system call, no driver thread):
- * - block: sleep between queries. The first sleep lasts until 3/4 of
- *   `expect_us` has passed since the frame's submission (expectation ():
- *   the recent frames' GPU time; none yet: no such sleep). Then sleeps of
- *   1/8 of the time waited since the submission (SLEEP_MIN_US ..
- *   SLEEP_MAX_US): once the recent times are representative, a frame is
- *   seen done at most about 1/8 of its time late (at most 250 us), in a
- *   few wake-ups, whatever its time. The output thread sleeps with a
- *   timer slack of 1 us (gstcvscheduler.c), so that a sleep of 4 us is
- *   one.
- * - spin: query until done (the lowest latency, a core busy);
- * - spin-then-block: query for SPIN_US, then as block.
- * *took: the frame's time from submission to done as far as this wait
- * saw it (the middle between the last query that found it running and
- * the one that found it done), or -1 where the first query found it done
- * already: that time is the host's (the output thread was busy elsewhere,
- * downstream blocked it, ...), not the GPU's, and must not teach the
- * first sleep. Measured on an H200 against the shortest of the last 16
- * and steps doubling from 4 us (docs/benchmarks.md, issue #24): as fast,
- * with fewer wake-ups (4K RGBA: 3.2 against 7.7 a frame). */
-#define SPIN_US 100
-#define SLEEP_MIN_US 4
-#define SLEEP_MAX_US 250
+ * (cudaEventQuery: no system call, no driver thread) on the schedule of
+ * gstcvwaitschedule.c: block sleeps between queries, first until 3/4 of
+ * the recent frames' GPU time has passed since the frame's submission,
+ * then in steps of 1/8 of the time waited; spin queries until done;
+ * spin-then-block queries for 100 us, then as block. *took: the frame's
+ * time from submission to done as far as this wait saw it, -1 where the
+ * first query found it done already (the host's time, not the GPU's). */
+typedef struct
+{
+  cudaEvent_t ev;
+  cudaError_t err;              /* the last query's */
+} EventQuery;
+
+static gboolean
+event_running (gpointer user_data)
+{
+  EventQuery *q = user_data;
+
+  q->err = cudaEventQuery (q->ev);
+  return q->err == cudaErrorNotReady;
+}
 
 static cudaError_t
 wait_event (cudaEvent_t ev, GstCudaVisionWaitMode mode, gint64 submitted,
     gint expect_us, gint64 * took)
 {
-  gint64 now, until, running;
-  cudaError_t err;
+  EventQuery q = { ev, cudaSuccess };
 
-  *took = -1;
-  if ((err = cudaEventQuery (ev)) != cudaErrorNotReady)
-    return err;
-  running = now = g_get_monotonic_time ();
-  if (mode != GST_CUDA_VISION_WAIT_BLOCK) {
-    until = mode == GST_CUDA_VISION_WAIT_SPIN ? G_MAXINT64 : now + SPIN_US;
-    while ((err = cudaEventQuery (ev)) == cudaErrorNotReady
-        && (running = g_get_monotonic_time ()) < until);
-    if (err != cudaErrorNotReady)
-      goto done;
-  }
-  until = submitted + 3 * (gint64) expect_us / 4;
-  now = g_get_monotonic_time ();
-  if (until > now)
-    g_usleep (until - now);
-  while ((err = cudaEventQuery (ev)) == cudaErrorNotReady) {
-    running = g_get_monotonic_time ();
-    g_usleep (CLAMP ((running - submitted) / 8, SLEEP_MIN_US, SLEEP_MAX_US));
-  }
-done:
-  *took = (running + g_get_monotonic_time ()) / 2 - submitted;
-  return err;
-}
-
-/* The lower median of the last frames' GPU times (wait_event ()'s
- * *took), 0 (no first sleep) until there are 4 of them: one slow frame
- * does not move it */
-static gint
-expectation (CudaBackend * be)
-{
-  guint i, j, n = MIN (be->took_n, G_N_ELEMENTS (be->took_us));
-  gint t[G_N_ELEMENTS (be->took_us)];
-
-  if (n < 4)
-    return 0;
-  for (i = 0; i < n; i++) {
-    for (j = i; j > 0 && t[j - 1] > be->took_us[i]; j--)
-      t[j] = t[j - 1];
-    t[j] = be->took_us[i];
-  }
-  return t[(n - 1) / 2];
-}
-
-static void
-record_time (CudaBackend * be, gint64 took)
-{
-  if (took < 0)
-    return;
-  be->took_us[be->took_n++ % G_N_ELEMENTS (be->took_us)] =
-      (gint) MIN (took, G_MAXINT);
+  *took = gst_cv_wait_schedule_wait (mode, submitted, expect_us,
+      event_running, &q, NULL);
+  return q.err;
 }
 
 CvStatus
@@ -312,10 +263,10 @@ gst_cv_cuda_slot_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
   if (!gst_cv_cuda_enter (self, TRUE))
     return gst_cv_pending_status (self, CV_ERROR_CUDA);
   if (!CUDA_CHECK (self, wait_event (c->last, s->wait_mode, s->submit_time,
-              expectation (be), &took)))
+              gst_cv_wait_schedule_expectation (&be->wait), &took)))
     ok = FALSE;
   else
-    record_time (be, took);
+    gst_cv_wait_schedule_record (&be->wait, took);
   for (i = 0; ok && s->timed && i < 3; i++) {
     if (!CUDA_CHECK (self, cudaEventElapsedTime (&t, c->ev[i], c->ev[i + 1])))
       ok = FALSE;
