@@ -44,6 +44,7 @@
 #include "cuda-internal.h"
 #include "cvop-internal.h"
 #include "canny_core.h"
+#include "fill.cuh"
 
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -691,13 +692,16 @@ canny_edges4 (unsigned *labels, int i, const uint8_t c[4], uint8_t o[4])
  * little-endian word v (byte k: pixel x + k). When no byte is kWeakLocal
  * (1: no bit 0 set) nothing needs looking up: the bytes kStrongLocal (2)
  * become 255 by ((v >> 1) & 0x01010101) * 255; else canny_edges4 walks. */
+template < typename F >
 __global__ void
 canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
     const uint8_t * __restrict__ tile_open, int tiles_x,
-    uint8_t * __restrict__ dst, size_t dstride, int w, int h)
+    uint8_t * __restrict__ dst, size_t dstride, int w, int h, const F fill)
 {
   static_assert (kNone == 0 && kWeakLocal == 1 && kStrongLocal == 2,
       "the word arithmetic below");
+  /* NV12 / I420: the neutral chroma in this launch (fill.cuh) */
+  cv_fill_share (fill);
   const long long xl =
       ((long long) blockIdx.x * blockDim.x + threadIdx.x) * 4;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -794,7 +798,8 @@ canny_preload (void)
     (const void *) canny_runs_kernel < 7, false >,
     (const void *) canny_runs_kernel < 7, true >,
     (const void *) canny_merge_runs_kernel,
-    (const void *) canny_output_kernel,
+    (const void *) canny_output_kernel < CvNoFill >,
+    (const void *) canny_output_kernel < CvFill >,
   };
   return cv_cuda_preload (k, (int) (sizeof (k) / sizeof (k[0])));
 }
@@ -872,18 +877,17 @@ canny_slot_submit (CannySlot * o, const CvFrame * frame,
         (int) tiles.x, n_tiles);
     dim3 block (32, 8);
     dim3 grid (cv_div_up (cv_div_up (w, 4), 32), cv_div_up (h, 8));
-    canny_output_kernel <<<grid, block, 0, s>>> (o->cls, o->labels,
-        o->tile_open, (int) tiles.x, frame->out[0].data,
-        frame->out[0].stride, w, h);
+    /* the neutral chroma of NV12 / I420 output, by the same launch */
+    if (o->info.n_out_planes > 1)
+      canny_output_kernel < CvFill > <<<grid, block, 0, s>>> (o->cls,
+          o->labels, o->tile_open, (int) tiles.x, frame->out[0].data,
+          frame->out[0].stride, w, h, cv_fill_chroma (frame->out,
+              o->info.n_out_planes, o->info.out_pixel_stride, 128));
+    else
+      canny_output_kernel < CvNoFill > <<<grid, block, 0, s>>> (o->cls,
+          o->labels, o->tile_open, (int) tiles.x, frame->out[0].data,
+          frame->out[0].stride, w, h, CvNoFill ());
     CV_CUDA_TRY (cudaGetLastError ());
-  }
-  /* neutral chroma of NV12 / I420 output */
-  for (int i = 1; i < o->info.n_out_planes; i++) {
-    CvPlane pl = frame->out[i];
-    CvStatus status = cv_fill_plane_cuda (&pl, o->info.out_pixel_stride[i], 128,
-        s);
-    if (status != CV_OK)
-      return status;
   }
   return CV_OK;
 }
