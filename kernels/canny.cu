@@ -14,9 +14,7 @@
  *     touching runs of adjacent rows; each set is marked when it holds a
  *     strong pixel. Writes a byte per pixel (none, candidate of a weak or
  *     of a strong tile component) and, for the candidates the later
- *     passes look up, the key of their tile root; a closed tile (none of
- *     its weak tile components on its outer rows or columns) also writes
- *     its output map, which no merge can change;
+ *     passes look up, the key of their tile root;
  *  2. the links that cross tile borders only (canny_merge_runs_kernel):
  *     a warp per tile border takes the two lines of pixels on either side
  *     as two rows of runs and joins each pair of touching runs, plus the
@@ -29,9 +27,8 @@
  *     "A new algorithm for parallel connected-component labelling on
  *     GPUs", IEEE TPDS 2018: block-based union-find; O. Kalentev et al.,
  *     2011);
- *  3. the output map of the open tiles: 255 on candidates of strong tile
- *     components, and on those of weak ones whose tree reaches a strong
- *     key.
+ *  3. the output map: 255 on candidates of strong tile components, and
+ *     on those of weak ones whose tree reaches a strong key.
  * The same edges as the CPU's stack hysteresis (cpu-fallback/canny.c):
  * the components of weak and strong pixels that contain a strong one;
  * any labelling with the same components gives the same edges.
@@ -213,11 +210,7 @@ runs_touching (unsigned m, unsigned win)
  * tile components (the output's walks), the tile's outer rows and
  * columns (the merge's finds) and the tile roots (the trees' tops); the
  * interior pixels of strong tile components are never read (the output
- * pass decides on their class byte alone).
- *  f. a tile none of whose weak tile components holds a pixel of its
- *     outer rows or columns is closed (__syncthreads_or): its edges are
- *     its strong tile components' candidates, written to dst here; the
- *     output pass skips it (tile_open). */
+ * pass decides on their class byte alone). */
 /* 8 blocks an SM (32 registers a thread, no spills on sm_90; 40
  * unbounded): whole waves of 8 blocks */
 constexpr int kRunsBlocksPerSM = 8;
@@ -226,9 +219,7 @@ template < int K, bool L2 >
 __global__ void __launch_bounds__ (kBX * kBY, kRunsBlocksPerSM)
 canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
     int bpp, int ro, int go, int bo, int w, int h, int low, int high,
-    uint8_t * __restrict__ cls, unsigned *__restrict__ labels,
-    uint8_t * __restrict__ tile_open, uint8_t * __restrict__ dst,
-    size_t dstride)
+    uint8_t * __restrict__ cls, unsigned *__restrict__ labels)
 {
   constexpr int R = K / 2;
   constexpr int RH = R + 1;     /* luma halo: the gradients' ring too */
@@ -422,10 +413,6 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
     }
   }
   __syncthreads ();
-  /* f. (below) whether a weak tile component holds a pixel of the tile's
-   * outer rows or columns, and the rows whose pixel is an edge for sure */
-  bool weak_border = false;
-  unsigned strong_rows = 0;
 #pragma unroll
   for (int r = 0; r < kRows; r++) {
     const int ly = threadIdx.y + r * kBY, y = by + ly;
@@ -448,32 +435,11 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
       cls[i] = kNone;
     } else {
       cls[i] = st ? kStrongLocal : kWeakLocal;
-      const bool border = lx == 0 || lx == kTW - 1 || ly == 0
-          || ly == kTH - 1;
-      if (!st || border || rt == (unsigned) (ly * kTW + lx)) {
+      if (!st || lx == 0 || lx == kTW - 1 || ly == 0 || ly == kTH - 1
+          || rt == (unsigned) (ly * kTW + lx)) {
         const unsigned ri = (by + rt / kTW) * (unsigned) w + bx + rt % kTW;
         labels[i] = st ? ri : ri | kWeakBit;
       }
-      weak_border = weak_border || (!st && border);
-      strong_rows |= (st ? 1u : 0u) << r;
-    }
-  }
-  /* f. a tile is closed when none of its weak tile components holds a
-   * pixel of its outer rows or columns: such a component has all its
-   * 8-neighbours in the tile (or outside the frame), so it is a whole
-   * component of the frame without a strong pixel, and the tile's edges
-   * are its strong tile components' candidates, whatever the merge does.
-   * A closed tile writes its output here and the output pass skips it;
-   * an open one is left to the output pass (tile_open, a byte a tile). */
-  const bool open = __syncthreads_or (weak_border) != 0;
-  if (tid == 0)
-    tile_open[blockIdx.y * gridDim.x + blockIdx.x] = open;
-  if (!open) {
-#pragma unroll
-    for (int r = 0; r < kRows; r++) {
-      const int y = by + threadIdx.y + r * kBY;
-      if (x < w && y < h)
-        dst[(size_t) y * dstride + x] = (strong_rows >> r & 1u) ? 255 : 0;
     }
   }
 }
@@ -550,12 +516,11 @@ global_union_keys (unsigned *labels, unsigned ka, unsigned kb)
  * the left warp joins (bx, by) with (bx - 1, by - 1), lane 0 of the top
  * warp (bx, by - 1) with (bx - 1, by). A union starts from the keys the
  * two run starts' labels[] entries hold (their tile roots', loaded for
- * the whole warp in the same round trip as the classes): an atomicMin on
+ * the whole warp in one round trip after the classes): an atomicMin on
  * the larger, with no find first; only when that node is no longer a root
  * do finds follow (global_union_keys). Dependent global round trips for
- * a lane with n touching runs: 1 + n uncontended (2 + n while the keys
- * waited for the classes; 1 + 3 n with two find hops before each
- * atomicMin). */
+ * a lane with n touching runs: 2 + n uncontended, was 1 + 3 n (two find
+ * hops and the atomicMin each). */
 constexpr int kMergeTiles = 4;
 
 __global__ void __launch_bounds__ (32 * 2 * kMergeTiles)
@@ -586,29 +551,28 @@ canny_merge_runs_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
       q = p - 1;
     }
   }
-  /* the corner's pixel in the third tile (lane 0) */
+  /* the corner's pixel in the third tile (lane 0), its class read with
+   * the lines' */
   const bool corner = lane == 0 && by > 0 && bx > 0;
   const int c1 = top ? by * w + bx - 1 : (by - 1) * w + bx - 1;
-  /* the classes and the keys of both lines and of the corner, all in one
-   * round trip: the keys of every lane, candidate or not, loaded with the
-   * classes (a non-candidate's entry is stale or unset and never used).
-   * Pass 1: a border candidate's labels[] entry is the key of its tile
-   * root, or, for a tile root already joined by another warp, of a node
-   * above it; any node of the tree will do for global_union_keys: no find
-   * walks from the pixels. The other line's keys in shared memory for the
-   * lanes whose runs touch them (written and read by this warp alone,
-   * __syncwarp between). */
+  const bool c1c = corner && cls[c1] != kNone;
+  const unsigned pm = __ballot_sync (0xffffffffu, ok && cls[p] != kNone);
+  const unsigned qm = __ballot_sync (0xffffffffu, ok && cls[q] != kNone);
+  /* the run starts' keys (pass 1: a border candidate's labels[] entry is
+   * the key of its tile root, or, for a tile root already joined by
+   * another warp, of a node above it; any node of the tree will do for
+   * global_union_keys), all loaded at once: no find walks from the pixels;
+   * the other line's in shared memory for the lanes whose runs touch them
+   * (written and read by this warp alone, __syncwarp between) */
   __shared__ unsigned qkey[2 * kMergeTiles][32];
-  const uint8_t cp = ok ? cls[p] : kNone, cq = ok ? cls[q] : kNone;
-  const unsigned kp = ok ? __ldcg (labels + p) : 0u;
-  const unsigned kq = ok ? __ldcg (labels + q) : 0u;
-  const uint8_t cc = corner ? cls[c1] : kNone;
-  const unsigned kc = corner ? __ldcg (labels + c1) : 0u;
-  const unsigned pm = __ballot_sync (0xffffffffu, cp != kNone);
-  const unsigned qm = __ballot_sync (0xffffffffu, cq != kNone);
-  qkey[threadIdx.y][lane] = kq;
+  const bool ps = run_start (pm, lane);
+  unsigned kp = 0;
+  if (ps)
+    kp = __ldcg (labels + p);
+  if (run_start (qm, lane))
+    qkey[threadIdx.y][lane] = __ldcg (labels + q);
   __syncwarp ();
-  if (run_start (pm, lane)) {
+  if (ps) {
     const unsigned above = ~0u << lane;
     unsigned targets = runs_touching (qm, (above | (above >> 1))
         & run_window_top (run_end_bit (pm, above)));
@@ -628,8 +592,9 @@ canny_merge_runs_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
     /* the corner links: (bx, by) - (bx - 1, by - 1) and
      * (bx, by - 1) - (bx - 1, by); c0 is lane 0's pixel of this warp's
      * lines, a run start when a candidate */
-    if (((top ? qm : pm) & 1u) && cc != kNone)
-      global_union_keys (labels, top ? qkey[threadIdx.y][0] : kp, kc);
+    if (((top ? qm : pm) & 1u) && c1c)
+      global_union_keys (labels, top ? qkey[threadIdx.y][0] : kp,
+          __ldcg (labels + c1));
   }
 }
 
@@ -686,16 +651,14 @@ canny_edges4 (unsigned *labels, int i, const uint8_t c[4], uint8_t o[4])
   }
 }
 
-/* Pass 3: the output map of the open tiles (pass 1 wrote the closed
- * ones'), 255 on the candidates of a component with a strong pixel; 4
- * pixels of a row a thread, their class bytes as one
+/* Pass 3: the output map, 255 on the candidates of a component with a
+ * strong pixel; 4 pixels of a row a thread, their class bytes as one
  * little-endian word v (byte k: pixel x + k). When no byte is kWeakLocal
  * (1: no bit 0 set) nothing needs looking up: the bytes kStrongLocal (2)
  * become 255 by ((v >> 1) & 0x01010101) * 255; else canny_edges4 walks. */
 template < typename F >
 __global__ void
 canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
-    const uint8_t * __restrict__ tile_open, int tiles_x,
     uint8_t * __restrict__ dst, size_t dstride, int w, int h, const F fill)
 {
   static_assert (kNone == 0 && kWeakLocal == 1 && kStrongLocal == 2,
@@ -710,9 +673,6 @@ canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
   const int x = (int) xl;
   const int i = y * w + x;
   const bool whole = x + 4 <= w;
-  /* the tile's byte is loaded with the classes (one round trip); the four
-   * pixels lie in one tile (x is a multiple of 4) */
-  const uint8_t open = tile_open[(y / kTH) * tiles_x + x / kTW];
   unsigned v = 0, o;
   if (whole && (i & 3) == 0) {
     v = *reinterpret_cast < const unsigned *>(cls + i);
@@ -722,8 +682,6 @@ canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
       if (x + k < w)
         v |= (unsigned) cls[i + k] << (8 * k);
   }
-  if (!open)
-    return;                     /* written by pass 1 */
   if (!(v & 0x01010101u)) {
     o = ((v >> 1) & 0x01010101u) * 255u;
   } else {
@@ -749,19 +707,18 @@ canny_output_kernel (const uint8_t * __restrict__ cls, unsigned *labels,
 template < int K >
 void
 launch_tile (const CvPlane * src, CvLumaLayout l, bool l2, int low,
-    int high, uint8_t * cls, unsigned *labels, uint8_t * tile_open,
-    const CvPlane * dst, cudaStream_t s)
+    int high, uint8_t * cls, unsigned *labels, cudaStream_t s)
 {
   dim3 block (kBX, kBY);
   dim3 grid (cv_div_up (src->width, kTW), cv_div_up (src->height, kTH));
   if (l2)
     canny_runs_kernel < K, true > <<<grid, block, 0, s>>> (src->data,
         src->stride, l.bpp, l.r, l.g, l.b, src->width, src->height, low,
-        high, cls, labels, tile_open, dst->data, dst->stride);
+        high, cls, labels);
   else
     canny_runs_kernel < K, false > <<<grid, block, 0, s>>> (src->data,
         src->stride, l.bpp, l.r, l.g, l.b, src->width, src->height, low,
-        high, cls, labels, tile_open, dst->data, dst->stride);
+        high, cls, labels);
 }
 
 /* ---- the operator (cvcanny.h) ---- */
@@ -771,7 +728,6 @@ struct CannySlot
   CvCannyInfo info;
   uint8_t *cls;                 /* w x h: kNone, kWeakLocal, kStrongLocal */
   unsigned *labels;             /* w x h union-find keys (candidates) */
-  uint8_t *tile_open;           /* a byte a tile: left to the output pass */
 };
 
 void
@@ -781,7 +737,6 @@ canny_slot_destroy (CannySlot * o)
     return;
   cudaFree (o->cls);
   cudaFree (o->labels);
-  cudaFree (o->tile_open);
   free (o);
 }
 
@@ -827,9 +782,6 @@ canny_slot_create (const CvCannyInfo * info, CannySlot ** slot)
   e = cudaMalloc (&o->cls, n);
   if (e == cudaSuccess)
     e = cudaMalloc (&o->labels, n * sizeof (unsigned));
-  if (e == cudaSuccess)
-    e = cudaMalloc (&o->tile_open, (size_t) cv_div_up (o->info.width, kTW)
-        * cv_div_up (o->info.height, kTH));
   if (e != cudaSuccess) {
     canny_slot_destroy (o);
     return e == cudaErrorMemoryAllocation ? CV_ERROR_NO_MEMORY :
@@ -860,13 +812,13 @@ canny_slot_submit (CannySlot * o, const CvFrame * frame,
   /* 1. classes and tile-local components */
   if (k == 3)
     launch_tile < 3 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, o->tile_open, &frame->out[0], s);
+        o->labels, s);
   else if (k == 5)
     launch_tile < 5 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, o->tile_open, &frame->out[0], s);
+        o->labels, s);
   else
     launch_tile < 7 > (src, o->info.layout, l2, low, high, o->cls,
-        o->labels, o->tile_open, &frame->out[0], s);
+        o->labels, s);
   CV_CUDA_TRY (cudaGetLastError ());
   {
     /* 2. the links across tile borders; 3. the output map */
@@ -880,13 +832,13 @@ canny_slot_submit (CannySlot * o, const CvFrame * frame,
     /* the neutral chroma of NV12 / I420 output, by the same launch */
     if (o->info.n_out_planes > 1)
       canny_output_kernel < CvFill > <<<grid, block, 0, s>>> (o->cls,
-          o->labels, o->tile_open, (int) tiles.x, frame->out[0].data,
-          frame->out[0].stride, w, h, cv_fill_chroma (frame->out,
-              o->info.n_out_planes, o->info.out_pixel_stride, 128));
+          o->labels, frame->out[0].data, frame->out[0].stride, w, h,
+          cv_fill_chroma (frame->out, o->info.n_out_planes,
+              o->info.out_pixel_stride, 128));
     else
       canny_output_kernel < CvNoFill > <<<grid, block, 0, s>>> (o->cls,
-          o->labels, o->tile_open, (int) tiles.x, frame->out[0].data,
-          frame->out[0].stride, w, h, CvNoFill ());
+          o->labels, frame->out[0].data, frame->out[0].stride, w, h,
+          CvNoFill ());
     CV_CUDA_TRY (cudaGetLastError ());
   }
   return CV_OK;

@@ -5,9 +5,7 @@
 # run starts, the runs touching a window, the roots handed to each run),
 # canny_merge_runs_kernel (a warp's masks per tile border, the corner links,
 # its unions from keys read before any of them, so possibly stale) and the
-# output pass (a tile with no weak tile component on its outer rows or
-# columns written by pass 1 and skipped there; the others walked), thread
-# by thread for every index, sequentially for the
+# output walks, thread by thread for every index, sequentially for the
 # union-finds (any order of the unions gives the same sets; the merge's
 # warps and lanes in random orders, all its keys read first or not). Asserts
 # that every shared cell is written once before it is read, that every
@@ -112,7 +110,7 @@ def ballot(vals):
         if v: r|=1<<l
     return r
 # ---- pass 1
-def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,dst,refc=None):
+def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc=None):
     R=K//2; RH=R+1; LW=kTW+2*RH; GW=kTW+2; GH=kTH+2
     kBands=256//LW; kNB=(GH+kBands-1)//kBands; kLumRows=kNB+K-1
     assert kBands*kNB>=GH
@@ -207,7 +205,6 @@ def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,dst,refc=None):
             if run_start(cmr[ly],lx):
                 root[j]=find(j)
                 if root[j]!=j and strong[j]: strong[root[j]]|=1
-    weak_border=False; strong_px=set()
     for ly in range(kTH):
         cm=cmr[ly]
         for lx in range(32):
@@ -220,20 +217,9 @@ def tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,dst,refc=None):
                 assert run_start(cm,start)
                 rt=root[sj]; st=strong[rt]
                 cls[i]=2 if st else 1
-                border=lx==0 or lx==kTW-1 or ly==0 or ly==kTH-1
-                if (not st) or border or rt==ly*kTW+lx:
+                if (not st) or lx==0 or lx==kTW-1 or ly==0 or ly==kTH-1 or rt==ly*kTW+lx:
                     ri=(by+rt//kTW)*w+bx+rt%kTW
                     labels[i]= ri if st else ri|kWeakBit
-                weak_border=weak_border or (not st and border)
-                if st: strong_px.add(i)
-    # f. a closed tile (no weak tile component on its outer rows or
-    # columns) writes its output; an open one is left to the output pass
-    if not weak_border:
-        for ly in range(kTH):
-            for lx in range(32):
-                x=bx+lx; y=by+ly
-                if x<w and y<h: dst[y*w+x]=255 if y*w+x in strong_px else 0
-    return weak_border
 def gfind(labels,idx):
     k=labels[idx]; assert k is not None, idx
     while (k&kIndex)!=idx:
@@ -318,47 +304,37 @@ def is_edge(labels,i,c):
         idx=k&kIndex; k=labels[idx]; assert k is not None; steps+=1
     if steps>1: labels[first]=k
     return (k&kWeakBit)==0
-def output_pass(cls,labels,dst,tile_open,w,h):
-    # the output kernel: an open tile's pixels from the classes and walks,
-    # a closed tile's left as pass 1 wrote them
-    tx_n=(w+31)//32
-    for y in range(h):
-        for x in range(w):
-            i=y*w+x
-            if tile_open[(y//32)*tx_n+x//32]:
-                assert dst[i] is None
-                dst[i]=255 if is_edge(labels,i,cls[i]) else 0
-            else:
-                assert dst[i] is not None
-def all_tiles(L,w,h,K,l2,low,high,cls,labels,dst,refc):
-    return [tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,dst,refc)
-            for by in range(0,h,32) for bx in range(0,w,32)]
 def run(L,w,h,K,l2,low,high):
     refc=reference(L,w,h,K,l2,low,high)
     ref=hyst(refc,w,h)
-    cls=[None]*(w*h); labels=[None]*(w*h); dst=[None]*(w*h)
-    tile_open=all_tiles(L,w,h,K,l2,low,high,cls,labels,dst,refc)
+    cls=[None]*(w*h); labels=[None]*(w*h)
+    for by in range(0,h,32):
+        for bx in range(0,w,32):
+            tile_pass(L,w,h,K,l2,low,high,bx,by,cls,labels,refc)
     assert None not in cls
     merge_pass(cls,labels,w,h)
-    output_pass(cls,labels,dst,tile_open,w,h)
     for y in range(h):
         for x in range(w):
-            o=dst[y*w+x]
+            i=y*w+x
+            o=255 if is_edge(labels,i,cls[i]) else 0
             if o!=ref[y][x]:
                 raise SystemExit("MISMATCH %dx%d K=%d l2=%d low=%d high=%d at %d,%d"%(w,h,K,l2,low,high,x,y))
     return sum(1 for y in range(h) for x in range(w) if ref[y][x]), sum(1 for v in cls if v)
 
 def runmap(c,w,h):
     ref=hyst(c,w,h)
-    cls=[None]*(w*h); labels=[None]*(w*h); dst=[None]*(w*h)
+    cls=[None]*(w*h); labels=[None]*(w*h)
     L=[[0]*w for _ in range(h)]
     # tile_pass with the classes forced (its gradient modelled, unused)
-    tile_open=all_tiles(L,w,h,3,False,0,0,cls,labels,dst,c)
+    for by in range(0,h,32):
+        for bx in range(0,w,32):
+            tile_pass(L,w,h,3,False,0,0,bx,by,cls,labels,c)
     merge_pass(cls,labels,w,h)
-    output_pass(cls,labels,dst,tile_open,w,h)
     for y in range(h):
         for x in range(w):
-            assert dst[y*w+x]==ref[y][x], ("MISMATCH",w,h,x,y)
+            i=y*w+x
+            o=255 if is_edge(labels,i,cls[i]) else 0
+            assert o==ref[y][x], ("MISMATCH",w,h,x,y)
     return sum(map(sum,ref))//255
 
 def maps(rnd,n):
