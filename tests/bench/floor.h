@@ -17,7 +17,9 @@ typedef struct
   double d2d_gbps;              /* device copy, bytes read + written */
 } CvBenchFloor;
 
-/* Measure with cudaMemcpyAsync of `bytes` (median of `reps`) on `device`.
+/* Measure with cudaMemcpyAsync of `bytes` (median of `reps`) on `device`;
+ * each PCIe figure (h2d, d2h, duplex) is the better of one copy of
+ * `bytes` and the same bytes as 2 MiB copies queued back to back.
  * Returns 0, or the cudaError_t; device[] then holds the error text. */
 int cv_bench_measure_floor (int device, size_t bytes, int reps,
     CvBenchFloor * out);
