@@ -43,9 +43,9 @@ struct CvNoFill
 };
 
 template < typename F >
-constexpr bool cv_fills = false;
+inline constexpr bool cv_fills = false;
 template <>
-constexpr bool cv_fills < CvFill > = true;
+inline constexpr bool cv_fills < CvFill > = true;
 
 /* planes 1 .. n_planes - 1 of out, each of out_pixel_stride[p] bytes a
  * pixel (the operators' info), to be filled with value */

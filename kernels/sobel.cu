@@ -709,8 +709,10 @@ namespace {
 
 /* cv_sobel_cuda_variant, with F = CvFill: the planes of fill written by
  * the same launch (fill.cuh). Those kernels exist for luma planes (1-byte
- * pixels) only, the layouts of frames with chroma; with another layout
- * the fill is refused (CV_ERROR_INVALID_ARGUMENT), not lost. */
+ * pixels: GRAY8, NV12 and I420 input) only; with another layout the fill
+ * is refused (CV_ERROR_INVALID_ARGUMENT), not lost: sobel_slot_submit
+ * fills the chroma of RGB input's NV12 / I420 output with
+ * cudaMemset2DAsync after the kernel instead. */
 template < typename F >
 CvStatus
 sobel_run (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,

@@ -1940,8 +1940,8 @@ blocks_per_sm (const void *f, int smem)
 /* What the device runs, once per workspace: whether the tensor-core
  * kernels run as sm_80+ code (gemm_ok), with gemm2's dynamic shared
  * memory (gemm2_ok), and a wave of each unsplit kernel (wave_gemm,
- * wave_gemm2: its resident blocks times the SMs) for the automatic
- * split. */
+ * wave_gemm2, wave_gemm3 when gemm_ok: its resident blocks times the SMs)
+ * for the automatic split. */
 CvStatus
 workspace_probe (Workspace * ws)
 {
@@ -2064,7 +2064,7 @@ mma_grid (int path, bool wide, int rw, int rh)
 /* The split of a tw x th template's correlation on path over rw x rh
  * windows (3c): none but on the tensor-core paths. Automatic: where the
  * windows make fewer blocks than half a wave of the kernel on this device
- * (wave_gemm, wave_gemm2), enough bands for about kSplitWaves waves (at most
+ * (wave_gemm, wave_gemm2, wave_gemm3), enough bands for about kSplitWaves waves (at most
  * kSplitMaxBands), shaped by split_shape with rows of at least
  * kSplitMinRows: none for frames that fill the device, or templates of
  * one k-step (32 columns) and fewer than 2 kSplitMinRows rows.
@@ -2112,8 +2112,8 @@ choose_split (const Workspace * ws, int path, int tw, int th, int rw, int rh)
 
 /* One correlation of image img (w x h) with the device template t
  * (tw x th) on path, the window sums or raw output as win says; from the
- * workspace: room for the packed template of kPathGemm2 (tpack,
- * g2_pack_bytes) and for the split's partial planes (part,
+ * workspace: room for the packed template of kPathGemm2 and kPathGemm3
+ * (tpack, g2_pack_bytes) and for the split's partial planes (part,
  * choose_split). */
 void
 launch_corr (const Workspace * ws, int path, const uint8_t * img, size_t ls,

@@ -19,7 +19,8 @@ typedef struct
 
 /* Measure with cudaMemcpyAsync of `bytes` (median of `reps`) on `device`;
  * each PCIe figure (h2d, d2h, duplex) is the better of one copy of
- * `bytes` and the same bytes as 2 MiB copies queued back to back.
+ * `bytes` and, where `bytes` holds at least two 2 MiB pieces, those
+ * pieces (`bytes` rounded down to 2 MiB) queued back to back.
  * Returns 0, or the cudaError_t; device[] then holds the error text. */
 int cv_bench_measure_floor (int device, size_t bytes, int reps,
     CvBenchFloor * out);
