@@ -769,6 +769,108 @@ split_sum_kernel (const T * __restrict__ part, int n, int w, int tw, int th,
  * exact up to N <= 33025 template pixels (33025 * 255^2 < 2^31); WIDE
  * (larger templates) adds each chunk's sums (<= 64*64*255^2) into 64-bit
  * ones. */
+/* The pieces the three tensor-core kernels share (corr_mma_kernel,
+ * corr_mma2_kernel, corr_mma3_kernel). */
+
+/* B of a k-step for the warp's 4 n-tiles (s = 0..3, windows x + s + 4 n):
+ * from the lane's image words row[0], row[1] (bytes k 0..7 of its window)
+ * and row[4], row[5] (k 16..23), shifted one byte an n-tile */
+__device__ __forceinline__ void
+mma_b_frags (const uint32_t * row, uint32_t b[4][2])
+{
+  const uint32_t w0 = row[0], w1 = row[1];
+  const uint32_t w4 = row[4], w5 = row[5];
+  b[0][0] = w0;
+  b[1][0] = __byte_perm (w0, w1, 0x4321);
+  b[2][0] = __byte_perm (w0, w1, 0x5432);
+  b[3][0] = __byte_perm (w0, w1, 0x6543);
+  b[0][1] = w4;
+  b[1][1] = __byte_perm (w4, w5, 0x4321);
+  b[2][1] = __byte_perm (w4, w5, 0x5432);
+  b[3][1] = __byte_perm (w4, w5, 0x6543);
+}
+
+/* d += A B for the warp's 4 n-tiles: m16n8k32, u8 x u8 -> s32 (exact) */
+__device__ __forceinline__ void
+mma_u8_x4 (int d[4][4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+    const uint32_t b[4][2])
+{
+#pragma unroll
+  for (int s = 0; s < 4; s++)
+    asm ("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};":"+r" (d[s][0]), "+r" (d[s][1]), "+r" (d[s][2]),
+        "+r" (d[s][3]):"r" (a0), "r" (a1), "r" (a2), "r" (a3),
+        "r" (b[s][0]), "r" (b[s][1]));
+}
+
+/* the warp's sums (s32, and WIDE's 64-bit ones) at 0 */
+template < int MT, bool WIDE >
+__device__ __forceinline__ void
+mma_zero (int acc[][4][4], unsigned long long c64[][WIDE ? 4 : 1][WIDE ?
+        4 : 1])
+{
+#pragma unroll
+  for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+    for (int s = 0; s < 4; s++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        acc[mt][s][e] = 0;
+        if (WIDE)
+          c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] = 0;
+      }
+}
+
+/* WIDE: a chunk's s32 sums added into the 64-bit ones, then cleared */
+template < int MT, bool WIDE >
+__device__ __forceinline__ void
+mma_fold_wide (int acc[][4][4], unsigned long long c64[][WIDE ? 4 : 1][WIDE ?
+        4 : 1])
+{
+  if (WIDE) {
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+      for (int s = 0; s < 4; s++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+          c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] +=
+              (uint32_t) acc[mt][s][e];
+          acc[mt][s][e] = 0;
+        }
+  }
+}
+
+/* The epilogue of corr_mma2_kernel and corr_mma3_kernel, first half: the
+ * warp's sums into a 16 MT x BX tile of smem (x = wx + s + 4 n,
+ * y = 16 mt + m; rows of CS words), which the block then scores row by
+ * row (coalesced window-sum reads and score stores). D fragment: e = 0:
+ * (m = g, n = 2t), 1: (g, 2t + 1), 2: (g + 8, 2t), 3: (g + 8, 2t + 1). */
+template < int MT, bool WIDE, int CS >
+__device__ __forceinline__ void
+mma_tile_store (uint8_t * smem, const int acc[][4][4],
+    const unsigned long long c64[][WIDE ? 4 : 1][WIDE ? 4 : 1], int wx,
+    int g, int t)
+{
+  uint32_t *sC32 = reinterpret_cast < uint32_t * >(smem);
+  unsigned long long *sC64 = reinterpret_cast < unsigned long long *>(smem);
+#pragma unroll
+  for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      const int y = mt * 16 + g + (e >> 1) * 8;
+#pragma unroll
+      for (int s = 0; s < 4; s++) {
+        const int x = wx + s + 4 * (2 * t + (e & 1));
+        if (WIDE)
+          sC64[y * CS + x] = c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0];
+        else
+          sC32[y * CS + x] = (uint32_t) acc[mt][s][e];
+      }
+    }
+}
+
 constexpr int kGemmWarps = 4;
 constexpr int kGemmBX = 32 * kGemmWarps;        /* 128 windows */
 constexpr int kGemmBY = 32;     /* rows */
@@ -867,17 +969,8 @@ corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
         for (int kk = 0; kk < 2; kk++) {
           if (kk >= nk)
             break;
-          const uint32_t w0 = row[kk * 8], w1 = row[kk * 8 + 1];
-          const uint32_t w4 = row[kk * 8 + 4], w5 = row[kk * 8 + 5];
           uint32_t b[4][2];
-          b[0][0] = w0;
-          b[1][0] = __byte_perm (w0, w1, 0x4321);
-          b[2][0] = __byte_perm (w0, w1, 0x5432);
-          b[3][0] = __byte_perm (w0, w1, 0x6543);
-          b[0][1] = w4;
-          b[1][1] = __byte_perm (w4, w5, 0x4321);
-          b[2][1] = __byte_perm (w4, w5, 0x5432);
-          b[3][1] = __byte_perm (w4, w5, 0x6543);
+          mma_b_frags (row + kk * 8, b);
 #pragma unroll
           for (int mt = 0; mt < 2; mt++) {
             const int rr = r - mt * 16;   /* rows of this m-tile: rr - m */
@@ -889,29 +982,11 @@ corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
             asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
                 "{%0, %1, %2, %3}, [%4];":"=r" (a0), "=r" (a1), "=r" (a2),
                 "=r" (a3):"r" (addr):"memory");
-#pragma unroll
-            for (int s = 0; s < 4; s++)
-              asm ("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 "
-                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                  "{%0, %1, %2, %3};":"+r" (acc[mt][s][0]),
-                  "+r" (acc[mt][s][1]), "+r" (acc[mt][s][2]),
-                  "+r" (acc[mt][s][3]):"r" (a0), "r" (a1), "r" (a2),
-                  "r" (a3), "r" (b[s][0]), "r" (b[s][1]));
+            mma_u8_x4 (acc[mt], a0, a1, a2, a3, b);
           }
         }
       }
-      if (WIDE) {
-#pragma unroll
-        for (int mt = 0; mt < 2; mt++)
-#pragma unroll
-          for (int s = 0; s < 4; s++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-              c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] +=
-                  (uint32_t) acc[mt][s][e];
-              acc[mt][s][e] = 0;
-            }
-      }
+      mma_fold_wide < 2, WIDE > (acc, c64);
     }
   }
 
@@ -1107,16 +1182,7 @@ corr_mma2_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
 
   int acc[MT][4][4];
   unsigned long long c64[WIDE ? MT : 1][WIDE ? 4 : 1][WIDE ? 4 : 1];
-#pragma unroll
-  for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-    for (int s = 0; s < 4; s++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) {
-        acc[mt][s][e] = 0;
-        if (WIDE)
-          c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] = 0;
-      }
+  mma_zero < MT, WIDE > (acc, c64);
 
   /* ldmatrix row of this lane (as corr_mma_kernel) */
   const int lm_m = (lane & 7) + ((lane >> 3) & 1) * 8;
@@ -1157,17 +1223,8 @@ corr_mma2_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
       for (int kk = 0; kk < 2; kk++) {
         if (kk >= nk)
           break;
-        const uint32_t w0 = row[kk * 8], w1 = row[kk * 8 + 1];
-        const uint32_t w4 = row[kk * 8 + 4], w5 = row[kk * 8 + 5];
         uint32_t bf[4][2];
-        bf[0][0] = w0;
-        bf[1][0] = __byte_perm (w0, w1, 0x4321);
-        bf[2][0] = __byte_perm (w0, w1, 0x5432);
-        bf[3][0] = __byte_perm (w0, w1, 0x6543);
-        bf[0][1] = w4;
-        bf[1][1] = __byte_perm (w4, w5, 0x4321);
-        bf[2][1] = __byte_perm (w4, w5, 0x5432);
-        bf[3][1] = __byte_perm (w4, w5, 0x6543);
+        mma_b_frags (row + kk * 8, bf);
 #pragma unroll
         for (int mt = 0; mt < MT; mt++) {
           const int rr = r - mt * 16;   /* rows of this m-tile: rr - m */
@@ -1179,54 +1236,21 @@ corr_mma2_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
           asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
               "{%0, %1, %2, %3}, [%4];":"=r" (a0), "=r" (a1), "=r" (a2),
               "=r" (a3):"r" (addr));
-#pragma unroll
-          for (int s = 0; s < 4; s++)
-            asm ("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 "
-                "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                "{%0, %1, %2, %3};":"+r" (acc[mt][s][0]),
-                "+r" (acc[mt][s][1]), "+r" (acc[mt][s][2]),
-                "+r" (acc[mt][s][3]):"r" (a0), "r" (a1), "r" (a2),
-                "r" (a3), "r" (bf[s][0]), "r" (bf[s][1]));
+          mma_u8_x4 (acc[mt], a0, a1, a2, a3, bf);
         }
       }
     }
-    if (WIDE) {
-#pragma unroll
-      for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-        for (int s = 0; s < 4; s++)
-#pragma unroll
-          for (int e = 0; e < 4; e++) {
-            c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] +=
-                (uint32_t) acc[mt][s][e];
-            acc[mt][s][e] = 0;
-          }
-    }
+    mma_fold_wide < MT, WIDE > (acc, c64);
     __syncthreads ();           /* buffer b consumed: the next stage may
                                  * overwrite it */
   }
 
-  /* the sums into the BY x 128 tile (x = wx + s + 4 n, y = 16 mt + m),
-   * then scored row by row */
-  uint32_t *sC32 = reinterpret_cast < uint32_t * >(g2_smem_buf);
-  unsigned long long *sC64 =
-      reinterpret_cast < unsigned long long *>(g2_smem_buf);
-#pragma unroll
-  for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-    for (int e = 0; e < 4; e++) {
-      const int y = mt * 16 + g + (e >> 1) * 8;
-#pragma unroll
-      for (int s = 0; s < 4; s++) {
-        const int x = wx + s + 4 * (2 * t + (e & 1));
-        if (WIDE)
-          sC64[y * kG2CStride + x] =
-              c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0];
-        else
-          sC32[y * kG2CStride + x] = (uint32_t) acc[mt][s][e];
-      }
-    }
+  /* the sums into the BY x 128 tile, then scored row by row */
+  mma_tile_store < MT, WIDE, kG2CStride > (g2_smem_buf, acc, c64, wx, g, t);
   __syncthreads ();
+  const uint32_t *sC32 = reinterpret_cast < const uint32_t * >(g2_smem_buf);
+  const unsigned long long *sC64 =
+      reinterpret_cast < const unsigned long long *>(g2_smem_buf);
   const WinSums out = SPLIT ? split_plane (win, rw, rh) : win;
   for (int idx = tid; idx < BY * kG2BX; idx += 32 * kG2Warps) {
     const int yy = idx / kG2BX, xx = idx % kG2BX;
@@ -1413,14 +1437,7 @@ g3_step (int acc[][4][4], int q, int nk, uint32_t sT_lane,
       bf[1][1] = __byte_perm (w4, w5, 0x4321);
       bf[2][1] = __byte_perm (w4, w5, 0x5432);
       bf[3][1] = __byte_perm (w4, w5, 0x6543);
-#pragma unroll
-      for (int s = 0; s < 4; s++)
-        asm ("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 "
-            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-            "{%0, %1, %2, %3};":"+r" (acc[mt][s][0]),
-            "+r" (acc[mt][s][1]), "+r" (acc[mt][s][2]),
-            "+r" (acc[mt][s][3]):"r" (a0), "r" (a1), "r" (a2),
-            "r" (a3), "r" (bf[s][0]), "r" (bf[s][1]));
+      mma_u8_x4 (acc[mt], a0, a1, a2, a3, bf);
     }
   }
 }
@@ -1458,16 +1475,7 @@ corr_mma3_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
 
   int acc[MT][4][4];
   unsigned long long c64[WIDE ? MT : 1][WIDE ? 4 : 1][WIDE ? 4 : 1];
-#pragma unroll
-  for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-    for (int s = 0; s < 4; s++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) {
-        acc[mt][s][e] = 0;
-        if (WIDE)
-          c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] = 0;
-      }
+  mma_zero < MT, WIDE > (acc, c64);
 
   /* this lane's ldmatrix row (as corr_mma_kernel: row m = lm_m of the
    * m-tile, bytes lm_col ..; iteration q reads sT row q - lm_m + 15) and
@@ -1520,18 +1528,7 @@ corr_mma3_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
             g3_step < MT > (acc, q, nk, sT_lane, sI_lane);
         }
       }
-      if (WIDE) {
-#pragma unroll
-        for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-          for (int s = 0; s < 4; s++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-              c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0] +=
-                  (uint32_t) acc[mt][s][e];
-              acc[mt][s][e] = 0;
-            }
-      }
+      mma_fold_wide < MT, WIDE > (acc, c64);
       /* drain (the groups past the last stage are empty) and let every
        * warp finish before the next chunk or the epilogue overwrites */
       asm volatile ("cp.async.wait_group 0;"::);
@@ -1539,26 +1536,12 @@ corr_mma3_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
     }
   }
 
-  /* the sums into the BY x 128 tile (x = wx + s + 4 n, y = 16 mt + m),
-   * then scored row by row (as gemm2) */
-  uint32_t *sC32 = reinterpret_cast < uint32_t * >(smem);
-  unsigned long long *sC64 = reinterpret_cast < unsigned long long *>(smem);
-#pragma unroll
-  for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-    for (int e = 0; e < 4; e++) {
-      const int y = mt * 16 + g + (e >> 1) * 8;
-#pragma unroll
-      for (int s = 0; s < 4; s++) {
-        const int x = wx + s + 4 * (2 * t + (e & 1));
-        if (WIDE)
-          sC64[y * kG3CStride + x] =
-              c64[WIDE ? mt : 0][WIDE ? s : 0][WIDE ? e : 0];
-        else
-          sC32[y * kG3CStride + x] = (uint32_t) acc[mt][s][e];
-      }
-    }
+  /* the sums into the BY x 128 tile, then scored row by row */
+  mma_tile_store < MT, WIDE, kG3CStride > (smem, acc, c64, wx, g, t);
   __syncthreads ();
+  const uint32_t *sC32 = reinterpret_cast < const uint32_t * >(smem);
+  const unsigned long long *sC64 =
+      reinterpret_cast < const unsigned long long *>(smem);
   const WinSums out = SPLIT ? split_plane (win, rw, rh) : win;
   for (int idx = tid; idx < BY * kG3BX; idx += 32 * kG3Warps) {
     const int yy = idx / kG3BX, xx = idx % kG3BX;
