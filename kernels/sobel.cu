@@ -750,9 +750,14 @@ sobel_run (const CvPlane * src, CvLumaLayout layout, CvPlane * dst,
    * (docs/benchmarks.md), 8 for 1-byte pixels, 4 for 4-byte ones, unless
    * the benchmark asks */
   if (!rgb && layout.bpp == 1 && (align & 3) == 0) {
-    if (variant == 4)
-      launch_shfl < 1, 4 > (src, layout, dst, params, fill, s);
-    else
+    /* the benchmark's 4 rows: no fill kernels of it (the slots ask 0) */
+    bool r4 = false;
+    if constexpr (!cv_fills < F >)
+      if (variant == 4) {
+        launch_shfl < 1, 4 > (src, layout, dst, params, fill, s);
+        r4 = true;
+      }
+    if (!r4)
       launch_shfl < 1, 8 > (src, layout, dst, params, fill, s);
   } else if (!rgb && layout.bpp == 1) {
     launch < 1, false > (src, layout, dst, params, fill, s);
