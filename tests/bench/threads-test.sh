@@ -15,8 +15,7 @@ out=$("$bench" --backend cpu -w 160 -h 120 --seconds 1 --no-floor \
   -i pageable --threads 2>&1) || fail "exit $?: $out"
 echo "$out"
 echo "$out" | grep -qE '^threads +push \(bench\) +x1 ' || fail "no push thread line"
-total=$(echo "$out" | sed -n 's/^threads +all +\([0-9.]*\) us CPU per frame.*/\1/p' | tail -1)
-[ -z "$total" ] && total=$(echo "$out" | sed -n 's/^threads  *all  *\([0-9.]*\) us CPU per frame.*/\1/p' | tail -1)
+total=$(echo "$out" | sed -n 's/^threads  *all  *\([0-9.]*\) us CPU per frame.*/\1/p' | tail -1)
 cpu=$(echo "$out" | sed -n 's/^cpu  *\([0-9.]*\) us process CPU.*/\1/p')
 [ -n "$total" ] && [ -n "$cpu" ] || fail "no total ($total) or cpu line ($cpu)"
 awk -v t="$total" -v c="$cpu" 'BEGIN { d = t - c; if (d < 0) d = -d;
