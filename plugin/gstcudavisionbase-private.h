@@ -32,6 +32,8 @@ typedef struct
   gint64 submit_time;           /* monotonic, us */
   gint64 submit_us;             /* host time in gst_cv_scheduler_submit (),
                                  * output buffer included */
+  gint64 take_at;               /* monotonic, us: the output thread takes
+                                 * it from then on (0: at once) */
   gboolean stats;               /* post-stats, latched at submit */
   gboolean timed;               /* stage timings wanted (post-stats, debug) */
   GstCudaVisionWaitMode wait_mode;      /* latched at submit */
@@ -103,8 +105,9 @@ struct _GstCvBackend
   const gchar *name;
   GstCudaVisionBackend kind;
   /* TRUE: submit () only queues the frame and wait () completes it later
-   * (the scheduler's output thread waits and pushes); FALSE: submit ()
-   * computes it (the scheduler runs synchronously, depth 1) */
+   * (the scheduler's output thread waits and pushes, or the streaming
+   * thread once done ()); FALSE: submit () computes it (the scheduler runs
+   * synchronously, depth 1) */
   gboolean async;
   /* NULL -> READY: look for the device's shared context early, so that
    * neighbours find one context whatever the order they start in
@@ -151,6 +154,12 @@ struct _GstCvBackend
    * FALSE when it cannot (what failed recorded: GST_CV_RECORD_ERROR); the
    * caps are then refused. */
     gboolean (*prepare_slot) (GstCudaVisionBase * self, GstCvSlot * s);
+  /* Asynchronous backends: whether slot s's frame is done (its wait ()
+   * would not block; a failure counts as done: wait () reports it),
+   * without blocking or recording an error; called with the scheduler's
+   * lock held. Optional: without it only the output thread completes
+   * frames. */
+    gboolean (*done) (GstCudaVisionBase * self, GstCvSlot * s);
 };
 
 extern const GstCvBackend gst_cv_backend_cpu;

@@ -194,6 +194,12 @@ delayed_sync (GstCudaVisionBase * self, GstCvSlot * s)
     g_usleep (left);
 }
 
+static gboolean
+delayed_done (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  return g_get_monotonic_time () >= s->complete_at;
+}
+
 static CvStatus
 delayed_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
 {
@@ -261,5 +267,6 @@ delayed_slot_free (GstCudaVisionBase * self, GstCvSlot * s)
 const GstCvBackend gst_cv_backend_cpu_delayed = {
   "cpu", GST_CUDA_VISION_BACKEND_CPU, TRUE, NULL, NULL, delayed_open,
   delayed_close, NULL, NULL, delayed_submit, delayed_wait, delayed_sync,
-  delayed_slot_free, delayed_create_op, cpu_destroy_op, delayed_prepare_slot
+  delayed_slot_free, delayed_create_op, cpu_destroy_op, delayed_prepare_slot,
+  delayed_done
 };

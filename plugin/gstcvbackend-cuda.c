@@ -333,7 +333,7 @@ static const GstCvBackend backend = {
   cuda_open, cuda_close, cuda_host_transfers, cuda_priority_level,
   cuda_submit, gst_cv_cuda_slot_wait, gst_cv_cuda_slot_sync,
   gst_cv_cuda_slot_free, cuda_create_op, cuda_destroy_op,
-  gst_cv_cuda_slot_prepare
+  gst_cv_cuda_slot_prepare, gst_cv_cuda_slot_done
 };
 
 const GstCvBackend *const gst_cv_backend_cuda = &backend;

@@ -95,6 +95,10 @@ void gst_cv_cuda_slot_free (GstCudaVisionBase * self, GstCvSlot * s);
 CvStatus gst_cv_cuda_slot_wait (GstCudaVisionBase * self, GstCvSlot * s,
     gdouble ms[3]);
 void gst_cv_cuda_slot_sync (GstCudaVisionBase * self, GstCvSlot * s);
+/* Whether slot s's frame is done (its last event, one cudaEventQuery: no
+ * sleep, no system call; an error counts as done, the wait reports it);
+ * GstCvBackend.done. */
+gboolean gst_cv_cuda_slot_done (GstCudaVisionBase * self, GstCvSlot * s);
 
 /* ---- gstcvcudatransfer.c: host planes ---- */
 gboolean gst_cv_cuda_frame_is_pinned (GstVideoFrame * frame);

@@ -279,6 +279,19 @@ gst_cv_cuda_slot_wait (GstCudaVisionBase * self, GstCvSlot * s, gdouble ms[3])
   return ok ? CV_OK : gst_cv_pending_status (self, CV_ERROR_CUDA);
 }
 
+gboolean
+gst_cv_cuda_slot_done (GstCudaVisionBase * self, GstCvSlot * s)
+{
+  CudaSlot *c = s->backend_state;
+  cudaError_t err;
+
+  if (!c || !gst_cv_cuda_enter (self, FALSE))
+    return TRUE;
+  err = cudaEventQuery (c->last);
+  gst_cv_cuda_leave (self);
+  return err != cudaErrorNotReady;
+}
+
 void
 gst_cv_cuda_slot_sync (GstCudaVisionBase * self, GstCvSlot * s)
 {

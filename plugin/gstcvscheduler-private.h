@@ -15,6 +15,7 @@
 #define __GST_CV_SCHEDULER_PRIVATE_H__
 
 #include "gstcudavisionbase-private.h"
+#include "gstcvwaitschedule.h"
 
 G_BEGIN_DECLS
 
@@ -29,22 +30,40 @@ struct _GstCvScheduler
   gboolean async;
 
   GMutex lock;
-  GCond cond;                   /* a slot freed, a frame queued, a flag:
-                                 * waited on with gst_cv_sched_wait (),
-                                 * signalled with gst_cv_sched_wake () */
+  GCond cond;                   /* a slot freed, a completion ended, a
+                                 * flag: waited on with gst_cv_sched_wait
+                                 * (), signalled with gst_cv_sched_wake () */
   guint waiters;                /* threads in gst_cv_sched_wait () */
+  GCond out_cond;               /* the output thread's alone: a frame due
+                                 * sooner than it sleeps, a thread that
+                                 * needs a frame taken now, a flag */
+  gint64 out_wait_until;        /* the output thread sleeps on out_cond
+                                 * until then (monotonic us; G_MAXINT64:
+                                 * no timeout); 0: it does not sleep */
+  guint urgent;                 /* threads waiting for the output thread to
+                                 * take frames at once (a slot, a drain) */
   guint depth;                  /* the bound: <= op_slots once made */
   guint want_depth;             /* pipeline-depth as last applied */
   guint op_slots;               /* the operator's slots, 0: none */
   GstCvSlot slots[GST_CUDA_VISION_MAX_DEPTH];
   GQueue queue;                 /* GstCvSlot *: submitted, oldest first */
-  GstCvSlot *current;           /* the frame the output thread completes */
+  GstCvSlot *current;           /* the frame being completed (by the
+                                 * output thread, or by the streaming
+                                 * thread once done): one at a time, so
+                                 * outputs leave in order */
   guint in_flight;              /* busy slots */
   gboolean flushing, stopping;
   GstFlowReturn flow;           /* the output thread's first result other
                                  * than OK, not yet returned upstream */
   GThread *thread;
   GstClockTime position;        /* end of the last buffer pushed */
+
+  /* the streaming thread's: whether frames come in a burst
+   * (gstcvwaitschedule.h), and this submission's handover: its frame
+   * waits that long (us) for the next submission before the output thread
+   * takes it (0: a frame apart, the output thread's at once) */
+  GstCvBurst burst;
+  gint64 handover_us;
 
   /* the lookahead: the streaming thread's */
   guint lookahead;
@@ -93,6 +112,17 @@ gst_cv_sched_wait (GstCvScheduler * sc)
   sc->waiters++;
   g_cond_wait (&sc->cond, &sc->lock);
   sc->waiters--;
+}
+
+/* sc->lock held: wake the output thread when it sleeps past `due`
+ * (monotonic us; 0: whenever it sleeps). It sleeps until the oldest
+ * frame's take_at, and frames are queued in the order of their take_at
+ * (0 first), so a frame queued behind another needs no signal. */
+static inline void
+gst_cv_sched_out_wake (GstCvScheduler * sc, gint64 due)
+{
+  if (sc->out_wait_until > due)
+    g_cond_signal (&sc->out_cond);
 }
 
 /* gstcvschedop.c: the operator (priv->op), then every slot's backend

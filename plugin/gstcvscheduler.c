@@ -9,15 +9,24 @@
  * first, in complete (): the backend's wait, statistics, the operator's
  * results (of the frame's slot), the subclass's finish_frame ().
  *
- * Asynchronous backends (CUDA): complete () runs in the scheduler's output
- * thread as soon as the frame's GPU work is done, and the output is pushed
- * from there: no frame waits for the next one to arrive (a live camera
- * gets the GPU's time of added latency, not a frame interval), while up to
- * depth frames overlap (frame k uploads while k-1 computes and k-2
- * downloads). Serialized events and queries wait until every earlier frame
- * is pushed (gst_cv_scheduler_drain ()); flushing drops the frames in
- * flight; a flow return of the output thread other than OK reaches
- * upstream from the next submission.
+ * Asynchronous backends (CUDA): complete () runs as soon as the frame's
+ * GPU work is done, and the output is pushed from there: no frame waits
+ * for the next one to arrive (a live camera gets the GPU's time of added
+ * latency, not a frame interval), while up to depth frames overlap (frame
+ * k uploads while k-1 computes and k-2 downloads). Who completes it
+ * (docs/base-class.md, "Who completes a frame"): the scheduler's output
+ * thread, at once for frames that arrive apart (a camera); in a burst
+ * (GstCvBurst: the streaming thread back within 200 us, 3 times of the
+ * last 4) the streaming thread itself, after its next submission, for
+ * every frame done by then (no thread woken: the cost of a wake-up is
+ * the host's largest per frame), the output thread only for a frame
+ * still there a handover (4 submission intervals, 0.2-2 ms) after it was
+ * queued, or when a thread waits for a slot or a drain. One frame is
+ * completed at a time, oldest first
+ * (sc->current), so outputs leave in order. Serialized events and queries
+ * wait until every earlier frame is pushed (gst_cv_scheduler_drain ());
+ * flushing drops the frames in flight; a flow return other than OK met
+ * pushing reaches upstream from the next submission.
  * Synchronous backends (CPU): complete () runs in the streaming thread
  * right after the submission, through GstBaseTransform's generate_output.
  *
@@ -77,6 +86,7 @@ gst_cv_scheduler_new (GstCudaVisionBase * self)
   sc->self = self;
   g_mutex_init (&sc->lock);
   g_cond_init (&sc->cond);
+  g_cond_init (&sc->out_cond);
   g_queue_init (&sc->queue);
   g_queue_init (&sc->history);
   sc->depth = 1;
@@ -107,6 +117,7 @@ slot_free (GstCvScheduler * sc, GstCvSlot * s)
  * (asynchronous), or completes and pushes the oldest (synchronous: the
  * frames a lookahead owes at its drain). */
 static GstFlowReturn complete_and_push (GstCvScheduler * sc);
+static gboolean complete_done_locked (GstCvScheduler * sc);
 
 static GstFlowReturn
 acquire_slot (GstCvScheduler * sc, GstCvSlot ** slot)
@@ -135,7 +146,13 @@ acquire_slot (GstCvScheduler * sc, GstCvSlot ** slot)
       break;
     }
     if (sc->async) {
+      /* the oldest done already: completed here, no thread woken */
+      if (complete_done_locked (sc))
+        continue;
+      sc->urgent++;
+      gst_cv_sched_out_wake (sc, 0);
       gst_cv_sched_wait (sc);
+      sc->urgent--;
       continue;
     }
     g_mutex_unlock (&sc->lock);
@@ -266,8 +283,18 @@ gst_cv_sched_submit_frame (GstCvScheduler * sc, GstBuffer * inbuf,
     goto failed;
   s->submit_us = g_get_monotonic_time () - t_start;
   g_mutex_lock (&sc->lock);
+  s->take_at = sc->handover_us > 0 ?
+      t_start + s->submit_us + sc->handover_us : 0;
+  if (s->take_at == 0) {
+    GList *l;
+
+    /* the output thread takes frames in order: those before it are due
+     * too */
+    for (l = sc->queue.head; l; l = l->next)
+      ((GstCvSlot *) l->data)->take_at = 0;
+  }
   g_queue_push_tail (&sc->queue, s);
-  gst_cv_sched_wake (sc);
+  gst_cv_sched_out_wake (sc, s->take_at);
   g_mutex_unlock (&sc->lock);
   CV_TRACE_POP ();
   return GST_FLOW_OK;
@@ -294,9 +321,23 @@ gst_cv_scheduler_submit (GstCvScheduler * sc, GstBuffer * inbuf,
     gst_buffer_unref (inbuf);
     return ret;
   }
+  /* in a burst the next frame is expected soon: this one waits for it */
+  if (!gst_cv_burst_enter (&sc->burst, g_get_monotonic_time (),
+          &sc->handover_us) || !sc->async || !sc->be->done)
+    sc->handover_us = 0;
   ret = gst_cv_sched_lookahead_submit (sc, inbuf, discont);
-  if (ret == GST_FLOW_OK && sc->async)
-    ret = take_flow (sc);
+  sc->handover_us = 0;
+  if (sc->async) {
+    /* what is done by now leaves from here */
+    if (ret == GST_FLOW_OK && sc->be->done) {
+      g_mutex_lock (&sc->lock);
+      while (complete_done_locked (sc));
+      g_mutex_unlock (&sc->lock);
+    }
+    if (ret == GST_FLOW_OK)
+      ret = take_flow (sc);
+  }
+  gst_cv_burst_leave (&sc->burst, g_get_monotonic_time ());
   return ret;
 }
 
@@ -421,9 +462,91 @@ gst_cv_scheduler_generate (GstCvScheduler * sc, GstBuffer ** outbuf)
   return ret;
 }
 
+/* Asynchronous mode: complete frame s (sc->current, taken from the queue
+ * by this thread) and push its output; the flow return kept for upstream,
+ * the slot freed. Lock not held. */
+static void
+complete_one (GstCvScheduler * sc, GstCvSlot * s)
+{
+  GstCudaVisionBase *self = sc->self;
+  GstBuffer *buf = NULL;
+  GstFlowReturn ret;
+  gboolean drop;
+
+  ret = complete (sc, s, &buf);
+
+  g_mutex_lock (&sc->lock);
+  /* flushing: dropped; after a fatal result: dropped, upstream is told
+   * at its next submission */
+  drop = sc->flushing || flow_is_fatal (sc->flow);
+  g_mutex_unlock (&sc->lock);
+  if (buf && !drop && ret == GST_FLOW_OK) {
+    gst_cv_sched_outgoing (sc, s, buf);
+    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+    if (ret != GST_FLOW_OK)
+      GST_DEBUG_OBJECT (self, "pushing a frame: %s", gst_flow_get_name (ret));
+  } else if (buf) {
+    gst_buffer_unref (buf);
+  }
+  gst_cv_slot_clear (sc->self, s);
+
+  g_mutex_lock (&sc->lock);
+  if (ret != GST_FLOW_OK && !(sc->flushing && ret == GST_FLOW_FLUSHING)
+      && (sc->flow == GST_FLOW_OK || (flow_is_fatal (ret)
+              && !flow_is_fatal (sc->flow))))
+    sc->flow = ret;
+  sc->current = NULL;
+  slot_free (sc, s);
+  /* the next frame, when it is due now and the output thread sleeps
+   * past it (it slept while this one was completed) */
+  if (!g_queue_is_empty (&sc->queue)) {
+    GstCvSlot *next = g_queue_peek_head (&sc->queue);
+
+    if (sc->urgent || next->take_at <= g_get_monotonic_time ())
+      gst_cv_sched_out_wake (sc, 0);
+  }
+  g_mutex_unlock (&sc->lock);
+}
+
+/* Lock held: the streaming thread completes and pushes the oldest frame
+ * when nothing else is being completed and the backend says it is done
+ * (the lock released meanwhile). TRUE: one was. */
+static gboolean
+complete_done_locked (GstCvScheduler * sc)
+{
+  GstCvSlot *s = g_queue_peek_head (&sc->queue);
+
+  if (!s || sc->current || sc->flushing || sc->stopping
+      || flow_is_fatal (sc->flow) || !sc->be->done
+      || !sc->be->done (sc->self, s))
+    return FALSE;
+  g_queue_pop_head (&sc->queue);
+  sc->current = s;
+  g_mutex_unlock (&sc->lock);
+  CV_TRACE_PUSH ("cv:complete-inline");
+  complete_one (sc, s);
+  CV_TRACE_POP ();
+  g_mutex_lock (&sc->lock);
+  return TRUE;
+}
+
+/* sc->lock held: the output thread sleeps on its condition until `until`
+ * (monotonic us; G_MAXINT64: until woken) */
+static void
+out_wait (GstCvScheduler * sc, gint64 until)
+{
+  sc->out_wait_until = until;
+  if (until == G_MAXINT64)
+    g_cond_wait (&sc->out_cond, &sc->lock);
+  else
+    g_cond_wait_until (&sc->out_cond, &sc->lock, until);
+  sc->out_wait_until = 0;
+}
+
 /* The output thread: complete the oldest frame as soon as the backend
- * says it is done and push it; nothing while flushing (FLUSH_STOP drops
- * what is queued). */
+ * says it is done and push it, from its take_at on (at once when a thread
+ * waits for a slot or a drain); nothing while flushing (FLUSH_STOP drops
+ * what is queued) or while the streaming thread completes one. */
 static gpointer
 output_loop (gpointer data)
 {
@@ -442,41 +565,26 @@ output_loop (gpointer data)
   g_mutex_lock (&sc->lock);
   while (!sc->stopping) {
     GstCvSlot *s;
-    GstBuffer *buf = NULL;
-    GstFlowReturn ret;
-    gboolean drop;
 
     if (sc->flushing || g_queue_is_empty (&sc->queue)) {
-      gst_cv_sched_wait (sc);
+      out_wait (sc, G_MAXINT64);
       continue;
     }
-    s = sc->current = g_queue_pop_head (&sc->queue);
-    g_mutex_unlock (&sc->lock);
-
-    ret = complete (sc, s, &buf);
-
-    g_mutex_lock (&sc->lock);
-    /* flushing: dropped; after a fatal result: dropped, upstream is told
-     * at its next submission */
-    drop = sc->flushing || flow_is_fatal (sc->flow);
-    g_mutex_unlock (&sc->lock);
-    if (buf && !drop && ret == GST_FLOW_OK) {
-      gst_cv_sched_outgoing (sc, s, buf);
-      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
-      if (ret != GST_FLOW_OK)
-        GST_DEBUG_OBJECT (self, "pushing a frame: %s", gst_flow_get_name (ret));
-    } else if (buf) {
-      gst_buffer_unref (buf);
+    if (sc->current) {
+      /* the streaming thread completes one: back when the next is due
+       * (signalled then, if it is now) or in a handover at the latest */
+      out_wait (sc, g_get_monotonic_time () + GST_CV_HANDOVER_MIN_US);
+      continue;
     }
-    gst_cv_slot_clear (sc->self, s);
-
+    s = g_queue_peek_head (&sc->queue);
+    if (!sc->urgent && s->take_at > 0 && s->take_at > g_get_monotonic_time ()) {
+      out_wait (sc, s->take_at);
+      continue;
+    }
+    sc->current = g_queue_pop_head (&sc->queue);
+    g_mutex_unlock (&sc->lock);
+    complete_one (sc, s);
     g_mutex_lock (&sc->lock);
-    if (ret != GST_FLOW_OK && !(sc->flushing && ret == GST_FLOW_FLUSHING)
-        && (sc->flow == GST_FLOW_OK || (flow_is_fatal (ret)
-                && !flow_is_fatal (sc->flow))))
-      sc->flow = ret;
-    sc->current = NULL;
-    slot_free (sc, s);
   }
   g_mutex_unlock (&sc->lock);
   GST_DEBUG_OBJECT (self, "output thread stopped");
@@ -499,8 +607,11 @@ gst_cv_scheduler_drain (GstCvScheduler * sc, gboolean finish_lookahead)
     g_mutex_lock (&sc->lock);
     if (sc->in_flight)
       GST_DEBUG_OBJECT (sc->self, "waiting for %u frames", sc->in_flight);
+    sc->urgent++;
+    gst_cv_sched_out_wake (sc, 0);
     while (sc->in_flight > 0 && !sc->flushing)
       gst_cv_sched_wait (sc);
+    sc->urgent--;
     if (sc->flushing)
       ret = GST_FLOW_FLUSHING;
     g_mutex_unlock (&sc->lock);
@@ -540,6 +651,7 @@ gst_cv_scheduler_flush_start (GstCvScheduler * sc)
   g_mutex_lock (&sc->lock);
   sc->flushing = TRUE;
   gst_cv_sched_wake (sc);
+  gst_cv_sched_out_wake (sc, 0);
   g_mutex_unlock (&sc->lock);
 }
 
@@ -598,6 +710,9 @@ gst_cv_scheduler_start (GstCvScheduler * sc, const GstCvBackend * be,
   sc->stats_frames = 0;
   sc->stats_start = 0;
   sc->last_finish_us = 0;
+  gst_cv_burst_reset (&sc->burst);
+  sc->handover_us = 0;
+  sc->urgent = 0;
   g_mutex_unlock (&sc->lock);
   if (sc->async) {
     sc->thread = g_thread_try_new ("cudavision-out", output_loop, sc, &err);
@@ -620,6 +735,7 @@ gst_cv_scheduler_stop (GstCvScheduler * sc)
   g_mutex_lock (&sc->lock);
   sc->stopping = sc->flushing = TRUE;
   gst_cv_sched_wake (sc);
+  gst_cv_sched_out_wake (sc, 0);
   g_mutex_unlock (&sc->lock);
   if (sc->thread) {
     g_thread_join (sc->thread);
@@ -638,6 +754,7 @@ gst_cv_scheduler_free (GstCvScheduler * sc)
   gst_cv_sched_lookahead_reset (sc);
   g_mutex_clear (&sc->lock);
   g_cond_clear (&sc->cond);
+  g_cond_clear (&sc->out_cond);
   g_free (sc);
 }
 

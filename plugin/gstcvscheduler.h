@@ -11,8 +11,11 @@
  * - asynchronous (the CUDA backend): the streaming thread maps, snapshots
  *   and submits a frame and returns; an output thread owned by the
  *   scheduler waits for the oldest frame's completion and pushes it on the
- *   source pad at once, oldest first. The streaming thread blocks only
- *   while `pipeline-depth` frames are in flight (back-pressure).
+ *   source pad at once, oldest first (in a burst of frames, the streaming
+ *   thread pushes those done by its next submission itself:
+ *   docs/base-class.md, "Who completes a frame"). The streaming thread
+ *   blocks only while `pipeline-depth` frames are in flight
+ *   (back-pressure).
  * - synchronous (the CPU backend): depth 1 and no thread: the frame is
  *   computed in the streaming thread and handed to GstBaseTransform by
  *   generate_output.
@@ -59,10 +62,11 @@ void gst_cv_scheduler_set_lookahead (GstCvScheduler * sc, guint frames);
 guint gst_cv_scheduler_get_lookahead (GstCvScheduler * sc);
 
 /* The streaming thread: submit inbuf (taken; discont: its output is marked
- * DISCONT). Blocks while the frames in flight fill every slot. Returns the
- * submission's result, else the first flow return other than OK that the
- * output thread met since the previous call (downstream's, or an error of
- * a frame's completion). */
+ * DISCONT). Blocks while the frames in flight fill every slot; pushes
+ * the frames done by then (asynchronous mode, see above). Returns the
+ * submission's result, else the first flow return other than OK that a
+ * completion met since the previous call (downstream's, or an error of a
+ * frame's completion, in this thread or the output thread). */
 GstFlowReturn gst_cv_scheduler_submit (GstCvScheduler * sc, GstBuffer * inbuf,
     gboolean discont);
 /* GstBaseTransform::generate_output: synchronous mode: the frame just

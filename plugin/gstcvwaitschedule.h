@@ -1,7 +1,9 @@
 /* gst-cuda-vision: when the output thread looks at a frame on the GPU
  * (wait-mode, docs/base-class.md): the recent frames' times, the first
  * sleep they give, the steps after it, and the wait itself, with the
- * query of the frame's state and the clock as callbacks. No CUDA call and
+ * query of the frame's state and the clock as callbacks; and when frames
+ * come in a burst, whose frames the streaming thread completes
+ * (GstCvBurst, the scheduler's). No CUDA call and
  * no GStreamer call: the CUDA backend waits with it (gstcvcudaslot.c:
  * cudaEventQuery, the monotonic clock), and tests/test_waitschedule.c with
  * a stand-in event and a clock of its own, on machines without a GPU
@@ -161,6 +163,73 @@ typedef struct
 gint64 gst_cv_wait_schedule_wait (GstCudaVisionWaitMode mode,
     gint64 submitted, gint expect_us, GstCvWaitQueryFunc query,
     gpointer query_data, const GstCvWaitClock * clock);
+
+/* Bursts (docs/base-class.md, "Who completes a frame"): a gap, from the
+ * streaming thread's return to its next submission, shorter than this is
+ * short */
+#define GST_CV_BURST_GAP_US 200
+/* frames come in a burst while this many of the last 4 gaps were short */
+#define GST_CV_BURST_MIN_SHORT 3
+/* the bounds of the handover (4 times the smoothed interval between two
+ * submissions) */
+#define GST_CV_HANDOVER_MIN_US 200
+#define GST_CV_HANDOVER_MAX_US 2000
+
+/**
+ * GstCvBurst:
+ * @last_enter: when the last submission entered (us; 0: none yet)
+ * @last_return: when the last submission returned (us; 0: none yet)
+ * @period_us: the interval between two submissions' entries, smoothed
+ *   (each new interval moves it by 1/8 of the difference; 0: none yet)
+ * @short_gaps: the last 4 gaps, one bit each (bit 0 the last): 1 = short
+ *
+ * Whether the streaming thread's frames come in a burst, and how long a
+ * frame of it waits for the next submission before the output thread
+ * takes it. All zero is the reset state. Not locked: the streaming
+ * thread's.
+ */
+typedef struct
+{
+  gint64 last_enter;
+  gint64 last_return;
+  gint64 period_us;
+  guint short_gaps;
+} GstCvBurst;
+
+/**
+ * gst_cv_burst_reset:
+ * @b: the tracker
+ *
+ * Forget the submissions seen (start: no burst until 4 gaps are seen).
+ */
+void gst_cv_burst_reset (GstCvBurst * b);
+
+/**
+ * gst_cv_burst_enter:
+ * @b: the tracker
+ * @now: when the submission enters (us, monotonic)
+ * @handover_us: (out): how long its frame waits for the next submission
+ *   before the output thread takes it (us; with TRUE only): 4 times
+ *   @period_us once updated, within GST_CV_HANDOVER_MIN_US ..
+ *   GST_CV_HANDOVER_MAX_US (200 .. 2000)
+ *
+ * A submission enters: its gap (from the last return) and its interval
+ * (from the last entry) are recorded.
+ *
+ * Returns: TRUE when the frames come in a burst: at least
+ * GST_CV_BURST_MIN_SHORT (3) of the last 4 gaps shorter than
+ * GST_CV_BURST_GAP_US (200 us). A camera's frames (gaps of a frame
+ * interval) never are; nor are frames that arrive in pairs (a jitter
+ * buffer's), whose every other gap is long.
+ */
+gboolean gst_cv_burst_enter (GstCvBurst * b, gint64 now, gint64 * handover_us);
+
+/**
+ * gst_cv_burst_leave:
+ * @b: the tracker
+ * @now: when the submission returns (us, monotonic)
+ */
+void gst_cv_burst_leave (GstCvBurst * b, gint64 now);
 
 G_END_DECLS
 

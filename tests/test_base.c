@@ -303,6 +303,179 @@ GST_START_TEST (test_back_pressure)
 
 GST_END_TEST;
 
+/* Who completes a frame (docs/base-class.md): the thread that pushed each
+ * output, recorded by a probe on the element's source pad. */
+typedef struct
+{
+  GMutex lock;
+  GThread *streaming;           /* the thread that pushes the input */
+  guint out, inline_out;        /* outputs; those pushed by `streaming` */
+  gint64 last_out;              /* monotonic us of the last output */
+} PushLog;
+
+static GstPadProbeReturn
+log_push (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  PushLog *l = data;
+
+  g_mutex_lock (&l->lock);
+  l->out++;
+  if (g_thread_self () == l->streaming)
+    l->inline_out++;
+  l->last_out = g_get_monotonic_time ();
+  g_mutex_unlock (&l->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstHarness *
+harness_with_push_log (PushLog * l)
+{
+  GstHarness *h = harness_with_depth (2, GST_VIDEO_FORMAT_GRAY8, 64, 16);
+  GstPad *src = gst_element_get_static_pad (h->element, "src");
+
+  memset (l, 0, sizeof (*l));
+  g_mutex_init (&l->lock);
+  l->streaming = g_thread_self ();
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, log_push, l, NULL);
+  gst_object_unref (src);
+  return h;
+}
+
+static guint
+push_log_outputs (PushLog * l, guint * inline_out, gint64 * last_out)
+{
+  guint n;
+
+  g_mutex_lock (&l->lock);
+  n = l->out;
+  if (inline_out)
+    *inline_out = l->inline_out;
+  if (last_out)
+    *last_out = l->last_out;
+  g_mutex_unlock (&l->lock);
+  return n;
+}
+
+/* the outputs of frames pushed with amplitudes 1, 2, ... : in order */
+static void
+pull_in_order (GstHarness * h, guint n)
+{
+  guint i;
+
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), n);
+  for (i = 0; i < n; i++) {
+    GstBuffer *o = gst_harness_pull (h);
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (o), i * FRAME_DUR);
+    fail_unless_equals_int (edge_value (o, 64, 16), 4 * ((i % 60) + 1));
+    gst_buffer_unref (o);
+  }
+}
+
+static GstBuffer *
+numbered_frame (guint i)
+{
+  GstBuffer *b = step_frame (GST_VIDEO_FORMAT_GRAY8, 64, 16, (i % 60) + 1);
+
+  GST_BUFFER_PTS (b) = i * FRAME_DUR;
+  GST_BUFFER_DURATION (b) = FRAME_DUR;
+  return b;
+}
+
+/* Frames pushed back to back (a burst) that are done by the next
+ * submission leave from the streaming thread itself, in order, without
+ * waking the output thread: most of them on a GPU (64x16 frames take a
+ * few microseconds) and under the stand-in completing at once. */
+GST_START_TEST (test_burst_completed_in_streaming_thread)
+{
+  const guint n = 300;
+  PushLog l;
+  GstHarness *h;
+  guint i, out, inl;
+
+  if (!is_async ()) {
+    g_print ("skipped: the CPU backend is synchronous\n");
+    return;
+  }
+  set_completion_delay_us (0);
+  h = harness_with_push_log (&l);
+  for (i = 0; i < n; i++)
+    fail_unless_equals_int (gst_harness_push (h, numbered_frame (i)),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  out = push_log_outputs (&l, &inl, NULL);
+  g_print ("burst of %u frames: %u outputs pushed by the streaming thread\n",
+      n, inl);
+  fail_unless_equals_int (out, n);
+  fail_unless (inl >= n / 2, "only %u of %u outputs from the streaming "
+      "thread", inl, n);
+  pull_in_order (h, n);
+  gst_harness_teardown (h);
+  g_mutex_clear (&l.lock);
+  set_completion_delay_us (2000);
+}
+
+GST_END_TEST;
+
+/* A burst's last frames, not done when the burst ends, leave without
+ * another input or EOS: the output thread takes a frame that is still
+ * there a handover (0.2-2 ms) after it was queued. And frames that
+ * arrive apart (a camera) leave as soon as they are done, each before
+ * the next input, from the output thread. */
+GST_START_TEST (test_burst_tail_and_paced_frames_leave)
+{
+  const guint n = 40;
+  PushLog l;
+  GstHarness *h;
+  guint i, out, inl;
+  gint64 end, last;
+
+  if (!is_async ()) {
+    g_print ("skipped: the CPU backend is synchronous\n");
+    return;
+  }
+  /* the stand-in: each frame done 300 us after its submission, longer
+   * than the gap between two pushes of the burst */
+  set_completion_delay_us (300);
+  h = harness_with_push_log (&l);
+  for (i = 0; i < n; i++)
+    fail_unless_equals_int (gst_harness_push (h, numbered_frame (i)),
+        GST_FLOW_OK);
+  end = g_get_monotonic_time ();
+  /* no more input: the tail leaves anyway (within a second here; the
+   * bound of the design is the later of the frame's time and 2 ms) */
+  while (push_log_outputs (&l, NULL, NULL) < n
+      && g_get_monotonic_time () < end + G_USEC_PER_SEC)
+    g_usleep (100);
+  out = push_log_outputs (&l, &inl, &last);
+  fail_unless_equals_int (out, n);
+  g_print ("burst tail: the last output %" G_GINT64_FORMAT " us after the "
+      "last push returned\n", last - end);
+
+  /* paced frames, 2 ms apart: each out before the next input, none from
+   * the streaming thread */
+  for (i = n; i < n + 10; i++) {
+    guint inl_before = inl;
+
+    g_usleep (2000);
+    fail_unless_equals_int (gst_harness_push (h, numbered_frame (i)),
+        GST_FLOW_OK);
+    end = g_get_monotonic_time () + G_USEC_PER_SEC;
+    while (push_log_outputs (&l, &inl, NULL) < i + 1
+        && g_get_monotonic_time () < end)
+      g_usleep (50);
+    fail_unless_equals_int (push_log_outputs (&l, &inl, NULL), i + 1);
+    fail_unless_equals_int (inl, inl_before);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_in_order (h, n + 10);
+  gst_harness_teardown (h);
+  g_mutex_clear (&l.lock);
+  set_completion_delay_us (2000);
+}
+
+GST_END_TEST;
+
 /* downstream's flow return (harness sink pad) */
 static GstFlowReturn downstream_ret;
 static gint downstream_buffers;
@@ -1681,6 +1854,8 @@ base_suite (void)
   tcase_add_test (tc, test_wait_modes);
   tcase_add_test (tc, test_flush_drops_in_flight);
   tcase_add_test (tc, test_back_pressure);
+  tcase_add_test (tc, test_burst_completed_in_streaming_thread);
+  tcase_add_test (tc, test_burst_tail_and_paced_frames_leave);
   tcase_add_test (tc, test_downstream_flow_returns);
   tcase_add_test (tc, test_null_while_downstream_blocks);
   tcase_add_test (tc, test_flushing_seek_in_flight);

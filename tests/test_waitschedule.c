@@ -554,6 +554,123 @@ GST_START_TEST (test_real_clock)
 
 GST_END_TEST;
 
+/* Bursts: a submission of `work` us every `period` us from t = 1000
+ * (enter at t, return at t + work); returns whether the last of n was in
+ * a burst and its handover */
+static gboolean
+run_submissions (GstCvBurst * b, gint64 * t, guint n, gint64 period,
+    gint64 work, gint64 * handover)
+{
+  gboolean burst = FALSE;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    burst = gst_cv_burst_enter (b, *t, handover);
+    gst_cv_burst_leave (b, *t + work);
+    *t += period;
+  }
+  return burst;
+}
+
+GST_START_TEST (test_burst_needs_three_short_gaps)
+{
+  GstCvBurst b;
+  gint64 t = 1000, h;
+
+  gst_cv_burst_reset (&b);
+  /* submissions 25 us apart with 15 us of work: gaps of 10 us. The first
+   * has no gap, the second and third 1 and 2 short ones: a burst from the
+   * fourth on */
+  fail_if (run_submissions (&b, &t, 3, 25, 15, &h));
+  fail_unless (run_submissions (&b, &t, 1, 25, 15, &h));
+  fail_unless (run_submissions (&b, &t, 100, 25, 15, &h));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_burst_never_for_a_camera)
+{
+  GstCvBurst b;
+  gint64 t = 1000, h;
+  guint i;
+
+  gst_cv_burst_reset (&b);
+  /* 30 fps, 0.3 ms of work a frame */
+  for (i = 0; i < 100; i++)
+    fail_if (run_submissions (&b, &t, 1, 33333, 300, &h));
+  /* 1000 fps too: gaps of 0.7 ms */
+  for (i = 0; i < 100; i++)
+    fail_if (run_submissions (&b, &t, 1, 1000, 300, &h));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_burst_never_for_pairs)
+{
+  GstCvBurst b;
+  gint64 t = 1000, h;
+  guint i;
+
+  gst_cv_burst_reset (&b);
+  /* a jitter buffer releasing two frames at once, 30 times a second:
+   * every other gap is short, the others a frame interval */
+  for (i = 0; i < 100; i++) {
+    fail_if (gst_cv_burst_enter (&b, t, &h));
+    gst_cv_burst_leave (&b, t + 20);
+    fail_if (gst_cv_burst_enter (&b, t + 25, &h));
+    gst_cv_burst_leave (&b, t + 45);
+    t += 66666;
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_burst_one_long_gap)
+{
+  GstCvBurst b;
+  gint64 t = 1000, h;
+
+  gst_cv_burst_reset (&b);
+  fail_unless (run_submissions (&b, &t, 20, 25, 15, &h));
+  /* one late submission (the thread preempted): still a burst */
+  t += 5000;
+  fail_unless (run_submissions (&b, &t, 1, 25, 15, &h));
+  fail_unless (run_submissions (&b, &t, 1, 25, 15, &h));
+  /* two long gaps among the last 4: not, until 3 of 4 are short again */
+  t += 5000;
+  fail_if (run_submissions (&b, &t, 1, 25, 15, &h));
+  fail_if (run_submissions (&b, &t, 1, 25, 15, &h));
+  fail_unless (run_submissions (&b, &t, 1, 25, 15, &h));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_handover)
+{
+  GstCvBurst b;
+  gint64 t = 1000, h;
+
+  /* 4 smoothed intervals, within 200 .. 2000 us */
+  gst_cv_burst_reset (&b);
+  fail_unless (run_submissions (&b, &t, 100, 25, 15, &h));
+  fail_unless_equals_int64 (h, GST_CV_HANDOVER_MIN_US);
+  gst_cv_burst_reset (&b);
+  fail_unless (run_submissions (&b, &t, 100, 150, 100, &h));
+  fail_unless_equals_int64 (h, 600);
+  gst_cv_burst_reset (&b);
+  fail_unless (run_submissions (&b, &t, 100, 900, 850, &h));
+  fail_unless_equals_int64 (h, GST_CV_HANDOVER_MAX_US);
+  /* the interval is smoothed: one of 1 ms among 150 us moves it by
+   * (1000 - 150) / 8 */
+  gst_cv_burst_reset (&b);
+  fail_unless (run_submissions (&b, &t, 100, 150, 100, &h));
+  fail_unless (run_submissions (&b, &t, 1, 1000, 100, &h));
+  fail_unless (run_submissions (&b, &t, 1, 150, 100, &h));
+  fail_unless_equals_int64 (h, 4 * (150 + (1000 - 150) / 8));
+}
+
+GST_END_TEST;
+
 static Suite *
 waitschedule_suite (void)
 {
@@ -574,6 +691,11 @@ waitschedule_suite (void)
   tcase_add_test (tc, test_spin_then_block);
   tcase_add_test (tc, test_learns);
   tcase_add_test (tc, test_real_clock);
+  tcase_add_test (tc, test_burst_needs_three_short_gaps);
+  tcase_add_test (tc, test_burst_never_for_a_camera);
+  tcase_add_test (tc, test_burst_never_for_pairs);
+  tcase_add_test (tc, test_burst_one_long_gap);
+  tcase_add_test (tc, test_handover);
   return s;
 }
 
