@@ -418,11 +418,10 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
     const int ly = threadIdx.y + r * kBY, y = by + ly;
     const unsigned cm = cmr[r];
     const bool inside = x < w && y < h;
-    const int i = y * w + x;
     if (!cm) {
       /* no candidate in the row (the same for the whole warp) */
       if (inside)
-        cls[i] = kNone;
+        cls[y * w + x] = kNone;
       continue;
     }
     const int start = run_first (cm, lx);
@@ -431,6 +430,9 @@ canny_runs_kernel (const uint8_t * __restrict__ src, size_t sstride,
     const int st = __shfl_sync (0xffffffffu, st0, start);
     if (!inside)
       continue;
+    /* only in the frame (w h < 2^31 - 1): past its edges y w + x may
+     * pass INT_MAX */
+    const int i = y * w + x;
     if (!(cm >> lx & 1u)) {
       cls[i] = kNone;
     } else {
@@ -615,7 +617,8 @@ canny_edges4 (unsigned *labels, int i, const uint8_t c[4], uint8_t o[4])
   bool go[4];
 #pragma unroll
   for (int q = 0; q < 4; q++) {
-    idx[q] = (unsigned) (i + q);
+    /* unsigned: a lane past the row's end (unused) may pass INT_MAX */
+    idx[q] = (unsigned) i + q;
     go[q] = c[q] == kWeakLocal;
     k[q] = go[q] ? labels[idx[q]] : 0u;
     first[q] = k[q] & kIndex;

@@ -263,7 +263,7 @@ CvStatus cv_template_stats (CvTemplate * t);
  * x86-64 (docs/cudatemplatematch.md); the environment variable
  * CUDAVISION_TM_PATH=direct or =fft, read when the operator is made,
  * forces one (fft: where FFTW is built in and the bound holds); on the GPU
- * CUDAVISION_TM_PATH=direct, =gemm, =gemm2 or =gemm3 forces its kernel.
+ * CUDAVISION_TM_PATH=direct, =gemm or =gemm3 forces its kernel.
  * Window sums by sliding column sums (CPU) or integral images (GPU),
  * O(W H). Scores are the same on every path.
  * Memory: the operators keep a workspace per slot from frame to frame,

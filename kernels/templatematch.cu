@@ -13,28 +13,25 @@
  *     8x8 the window sums come from the correlation kernel's shared tile
  *     (cheaper than the integral images' memory traffic). All give the
  *     same exact integers.
- *  3. Correlation, exact integers on every path, five kernels:
+ *  3. Correlation, exact integers on every path, four kernels:
  *     small (templates up to 8x8): corr_kernel, scalar, window sums from
  *       its tile;
  *     direct: corr_dp4a_kernel, __dp4a on 4 template bytes, each thread 8
  *       windows x 4 rows;
  *     gemm: corr_mma_kernel, 8-bit tensor cores (mma.sync m16n8k32, sm_80+
  *       code only) on an implicit GEMM (see the kernel);
- *     gemm2: corr_mma2_kernel, the same GEMM with 64 x 32 windows a warp,
- *       the template packed for 16-byte cp.async copies, double-buffered
- *       chunks and a coalesced epilogue through shared memory;
  *     gemm3: corr_mma3_kernel, the same GEMM with 32 x 32 windows a warp
- *       and many more warps an SM: template chunks of up to 160 rows stay
- *       in shared memory while the image rows stream past them through a
- *       cp.async ring (see the kernel).
+ *       and many more warps an SM: the template packed for 16-byte
+ *       cp.async copies, template chunks of up to 160 rows staying in
+ *       shared memory while the image rows stream past them through a
+ *       cp.async ring, and a coalesced epilogue through shared memory (see
+ *       the kernel).
  *     Automatic choice: small up to 8x8; for templates at least 16x16
  *     where sm_80+ code runs, gemm3 up to kGemmMaxExact (32768) pixels
- *     (measured faster than gemm and gemm2 at every size timed,
- *     choose_path), gemm above; else direct. gemm2 stays for
- *     CUDAVISION_TM_PATH=gemm2 (comparisons). CUDAVISION_TM_PATH=direct,
- *     gemm, gemm2 or gemm3 forces one for every size (read when the
- *     workspace is made).
- *     Split-K (gemm, gemm2, gemm3; issue #25): where the frame's windows
+ *     (measured faster than gemm at every size timed, choose_path), gemm
+ *     above; else direct. CUDAVISION_TM_PATH=direct, gemm or gemm3 forces
+ *     one for every size (read when the workspace is made).
+ *     Split-K (gemm, gemm3; issue #25): where the frame's windows
  *     make less than half a wave of blocks (1080p, 200x150 on gemm: 450
  *     blocks for 1056 resident), the template is cut into bands (rows x
  *     32-column k-steps, split_band), one per blockIdx.z: each block
@@ -101,25 +98,22 @@ struct Workspace
   long long *pidx;
   CvTemplateMatchResult *res;
   int path_env;                 /* CUDAVISION_TM_PATH: 0 auto, 1 direct,
-                                 * 2 gemm, 4 gemm2, 5 gemm3 (read when the
+                                 * 2 gemm, 5 gemm3 (read when the
                                  * workspace is made) */
   bool gemm_ok;                 /* the tensor-core kernels run as sm_80+
                                  * code on this device (found when the
                                  * workspace is made: workspace_probe) */
-  bool gemm2_ok;                /* gemm_ok and corr_mma2_kernel's dynamic
-                                 * shared memory granted */
-  /* the template packed for corr_mma2_kernel and corr_mma3_kernel
-   * (tm_pack_kernel) */
+  /* the template packed for corr_mma3_kernel (tm_pack_kernel) */
   uint8_t *tpack;
   size_t tpack_cap;
   /* split-K (choose_split): CUDAVISION_TM_SPLITK, read when the workspace
    * is made: split_n -1 automatic, 0 or 1 none, N at least N bands;
    * "CxR": split_si x split_sj bands (else 0) */
   int split_n, split_si, split_sj;
-  /* blocks of corr_mma_kernel, corr_mma2_kernel and corr_mma3_kernel
-   * (<false>, <true>) resident on the device at once, one wave (0:
-   * unknown, no automatic split); found when the workspace is made */
-  int wave_gemm[2], wave_gemm2[2], wave_gemm3[2];
+  /* blocks of corr_mma_kernel and corr_mma3_kernel (<false>, <true>)
+   * resident on the device at once, one wave (0: unknown, no automatic
+   * split); found when the workspace is made */
+  int wave_gemm[2], wave_gemm3[2];
   /* the bands' partial planes (bytes) */
   uint8_t *part;
   size_t part_cap;
@@ -769,8 +763,7 @@ split_sum_kernel (const T * __restrict__ part, int n, int w, int tw, int th,
  * exact up to N <= 33025 template pixels (33025 * 255^2 < 2^31); WIDE
  * (larger templates) adds each chunk's sums (<= 64*64*255^2) into 64-bit
  * ones. */
-/* The pieces the three tensor-core kernels share (corr_mma_kernel,
- * corr_mma2_kernel, corr_mma3_kernel). */
+/* The tensor-core kernels' pieces (corr_mma_kernel, corr_mma3_kernel). */
 
 /* B of a k-step for the warp's 4 n-tiles (s = 0..3, windows x + s + 4 n):
  * from the lane's image words row[0], row[1] (bytes k 0..7 of its window)
@@ -842,10 +835,10 @@ mma_fold_wide (int acc[][4][4], unsigned long long c64[][WIDE ? 4 : 1][WIDE ?
   }
 }
 
-/* The epilogue of corr_mma2_kernel and corr_mma3_kernel, first half: the
- * warp's sums into a 16 MT x BX tile of smem (x = wx + s + 4 n,
- * y = 16 mt + m; rows of CS words), which the block then scores row by
- * row (coalesced window-sum reads and score stores). D fragment: e = 0:
+/* The epilogue of corr_mma3_kernel, first half: the warp's sums into a
+ * 16 MT x BX tile of smem (x = wx + s + 4 n, y = 16 mt + m; rows of CS
+ * words), which the block then scores row by row (coalesced window-sum
+ * reads and score stores). D fragment: e = 0:
  * (m = g, n = 2t), 1: (g, 2t + 1), 2: (g + 8, 2t), 3: (g + 8, 2t + 1). */
 template < int MT, bool WIDE, int CS >
 __device__ __forceinline__ void
@@ -874,6 +867,7 @@ mma_tile_store (uint8_t * smem, const int acc[][4][4],
 constexpr int kGemmWarps = 4;
 constexpr int kGemmBX = 32 * kGemmWarps;        /* 128 windows */
 constexpr int kGemmBY = 32;     /* rows */
+constexpr int kGemmCJ = 64, kGemmCI = 64;       /* template chunk */
 
 template < bool WIDE, bool SPLIT >
 __global__ void __launch_bounds__ (32 * kGemmWarps)
@@ -882,7 +876,6 @@ corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
     WinSums win, float *__restrict__ map, int rw, int rh, CvTmScoreConst k)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  constexpr int kGemmCJ = 64, kGemmCI = 64;     /* template chunk */
   constexpr int kGemmTRows = kGemmCJ + 30;      /* 15 zero rows each side */
   constexpr int kGemmTStride = kGemmCI + 16;    /* 80 bytes: no ldmatrix
                                                  * bank conflicts */
@@ -1014,257 +1007,7 @@ corr_mma_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
 #endif
 }
 
-/* ---- 3e. tensor cores, larger warp tiles, pipelined chunks (gemm2) ----- */
-
-/* The GEMM of corr_mma_kernel (same A, B, m, n, k and the same exact s32
- * or 64-bit sums), organised so that the tensor cores, not the loads, set
- * the pace:
- *  - a warp owns 64 output rows x 32 windows (4 m-tiles x 4 n-tiles, 64
- *    accumulator registers; WIDE: 2 m-tiles, its 64-bit sums need the
- *    registers): the image fragment B of a row (4 shared loads and 6
- *    __byte_perm per k-step) now feeds 16 MMAs instead of 8, and each
- *    ldmatrix of the template fragment A feeds 4;
- *  - the template is packed once per correlation (tm_pack_kernel) into
- *    rows of a multiple of 64 zero-padded bytes, 16-byte aligned, so that
- *    every chunk is staged with 16-byte cp.async copies; the image too
- *    where the plane is 16-byte aligned (else 32-bit words built from
- *    bytes, zero beyond the frame);
- *  - chunks are double-buffered: the copies of chunk c + 1 are in flight
- *    while the warps multiply chunk c (2 buffers of 31 KiB, dynamic
- *    shared memory), two barriers per chunk as before;
- *  - the ldmatrix carries no memory clobber, so the compiler may hoist the
- *    next row's fragment loads over the MMAs (the barriers order them
- *    against the copies);
- *  - the epilogue goes through shared memory: the accumulators are stored
- *    as a BY x 128 tile, then each warp scores 32 consecutive windows of a
- *    row, so that the integral-image reads and the score stores are
- *    coalesced (the fragment order touched 16 lines per warp access).
- * A block is 4 warps side by side: 128 x 64 windows (WIDE: 128 x 32). */
-constexpr int kG2Warps = 4;
-constexpr int kG2BX = 32 * kG2Warps;    /* 128 windows */
-constexpr int kG2CJ = 64, kG2CI = 64;   /* template chunk */
-constexpr int kG2TRows = kG2CJ + 30;    /* 15 zero rows each side */
-constexpr int kG2TStride = kG2CI + 16;  /* 80 bytes: no ldmatrix conflicts */
-constexpr int kG2TBytes = kG2TRows * kG2TStride;        /* 7520 */
-constexpr int kG2IWW = (kG2BX + kG2CI) / 4;     /* 48 words */
-constexpr int kG2CStride = kG2BX + 1;   /* epilogue tile: no bank conflicts */
-
-__host__ __device__ constexpr int
-g2_mtiles (bool wide)
-{
-  return wide ? 2 : 4;
-}
-
-__host__ __device__ constexpr int
-g2_by (bool wide)
-{
-  return 16 * g2_mtiles (wide);
-}
-
-__host__ __device__ constexpr int
-g2_ibytes (bool wide)
-{
-  return (g2_by (wide) + kG2CJ - 1) * kG2IWW * 4;
-}
-
-/* dynamic shared memory: two template and two image buffers; the
- * epilogue's tile reuses them */
-__host__ __device__ constexpr int
-g2_smem (bool wide)
-{
-  return 2 * kG2TBytes + 2 * g2_ibytes (wide);
-}
-
-static_assert (kG2TBytes % 16 == 0, "16-byte aligned buffers");
-static_assert (g2_ibytes (false) % 16 == 0 && g2_ibytes (true) % 16 == 0,
-    "16-byte aligned buffers");
-static_assert (g2_by (false) * kG2CStride * 4 <= g2_smem (false),
-    "epilogue tile fits");
-static_assert (g2_by (true) * kG2CStride * 8 <= g2_smem (true),
-    "epilogue tile fits");
-
-/* The packed template: row j of tw bytes at p[j * pw], pw = tw rounded up
- * to 64, zero in the padding. */
-__global__ void
-tm_pack_kernel (const uint8_t * __restrict__ t, int tw, int th,
-    uint8_t * __restrict__ p, int pw)
-{
-  const size_t n = (size_t) pw * th;
-  for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
-      i += (size_t) gridDim.x * blockDim.x) {
-    const int y = (int) (i / pw), x = (int) (i % pw);
-    p[i] = x < tw ? t[(size_t) y * tw + x] : 0;
-  }
-}
-
-__device__ __forceinline__ void
-g2_cp_async16 (uint32_t saddr, const void *g)
-{
-  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;"::"r" (saddr),
-      "l" (g));
-}
-
-/* Stages chunk (j0, i0) into buffer b: template rows j0 - 15 .. j0 + 78
- * (zero outside the chunk's cj rows, and the 16-byte pieces that start at
- * or past its ci columns: a split's band ends inside the packed row, whose
- * next bytes are another band's or beyond the last row), image rows
- * by + j0 .. + IH - 1, columns bx + i0 .. + 191 (zero beyond the frame). */
-template < bool WIDE >
-__device__ __forceinline__ void
-g2_stage (uint8_t * smem, int b, const uint8_t * __restrict__ lum, size_t ls,
-    int w, int h, bool vec, const uint8_t * __restrict__ tp, int pw,
-    int j0, int i0, int cj, int ci, int bx, int by)
-{
-  constexpr int IH = g2_by (WIDE) + kG2CJ - 1;
-  const int tid = threadIdx.x;
-  uint8_t *sT = smem + b * kG2TBytes;
-  uint8_t *sI = smem + 2 * kG2TBytes + b * g2_ibytes (WIDE);
-
-  /* template: 94 rows x 4 pieces of 16 bytes */
-  for (int idx = tid; idx < kG2TRows * 4; idx += 32 * kG2Warps) {
-    const int q = idx >> 2, p = idx & 3, jj = q - 15;
-    uint8_t *d = sT + q * kG2TStride + p * 16;
-    if (jj >= 0 && jj < cj && p * 16 < ci)
-      g2_cp_async16 ((uint32_t) __cvta_generic_to_shared (d),
-          tp + (size_t) (j0 + jj) * pw + i0 + p * 16);
-    else
-      *reinterpret_cast < uint4 * >(d) = make_uint4 (0, 0, 0, 0);
-  }
-  /* image: IH rows x 12 pieces of 16 bytes */
-  for (int idx = tid; idx < IH * (kG2IWW / 4); idx += 32 * kG2Warps) {
-    const int r = idx / (kG2IWW / 4), p = idx % (kG2IWW / 4);
-    const int gy = by + j0 + r, gx = bx + i0 + p * 16;
-    uint8_t *d = sI + r * (kG2IWW * 4) + p * 16;
-    if (gy < h && vec && gx + 16 <= w) {
-      g2_cp_async16 ((uint32_t) __cvta_generic_to_shared (d),
-          lum + (size_t) gy * ls + gx);
-    } else {
-      uint32_t v[4] = { 0, 0, 0, 0 };
-      if (gy < h) {
-        const uint8_t *row = lum + (size_t) gy * ls;
-#pragma unroll
-        for (int q = 0; q < 16; q++)
-          if (gx + q < w)
-            v[q >> 2] |= (uint32_t) row[gx + q] << (8 * (q & 3));
-      }
-      *reinterpret_cast < uint4 * >(d) = make_uint4 (v[0], v[1], v[2], v[3]);
-    }
-  }
-  asm volatile ("cp.async.commit_group;"::);
-}
-
-template < bool WIDE, bool SPLIT >
-__global__ void __launch_bounds__ (32 * kG2Warps)
-corr_mma2_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
-    int vec, const uint8_t * __restrict__ tp, int pw, int tw, int th,
-    TmSplit sp, WinSums win, float *__restrict__ map, int rw, int rh,
-    CvTmScoreConst k)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  constexpr int MT = g2_mtiles (WIDE);
-  constexpr int BY = g2_by (WIDE);
-  extern __shared__ __align__ (16) uint8_t g2_smem_buf[];
-
-  const int tid = threadIdx.x;
-  const int warp = tid >> 5, lane = tid & 31;
-  const int g = lane >> 2, t = lane & 3;
-  const int bx = blockIdx.x * kG2BX, by = blockIdx.y * BY;
-  const int wx = warp * 32;     /* the warp's windows in the block */
-  /* split-K (SPLIT): the block's band of the packed template (rows of
-   * stride pw; x0 a multiple of 32 keeps the 16-byte copies aligned) and
-   * the image shifted by its offset, iw x ih (its part goes into plane
-   * blockIdx.z: split_plane); else the whole template */
-  const TmBand band = SPLIT ? split_band (sp, blockIdx.z, tw, th) :
-      TmBand { 0, 0, tw, th };
-  const uint8_t *__restrict__ bt = tp + (size_t) band.y0 * pw + band.x0;
-  const uint8_t *__restrict__ bl = lum + (size_t) band.y0 * ls + band.x0;
-  const int iw = w - band.x0, ih = h - band.y0;
-
-  int acc[MT][4][4];
-  unsigned long long c64[WIDE ? MT : 1][WIDE ? 4 : 1][WIDE ? 4 : 1];
-  mma_zero < MT, WIDE > (acc, c64);
-
-  /* ldmatrix row of this lane (as corr_mma_kernel) */
-  const int lm_m = (lane & 7) + ((lane >> 3) & 1) * 8;
-  const int lm_col = (lane >> 4) * 16;
-  const uint32_t smem_base =
-      (uint32_t) __cvta_generic_to_shared (&g2_smem_buf[0]);
-
-  /* the band's chunks in order: j0 outer, i0 inner */
-  const int nci = (band.w + kG2CI - 1) / kG2CI;
-  const int nch = nci * ((band.h + kG2CJ - 1) / kG2CJ);
-  const bool v16 = vec != 0;
-
-  g2_stage < WIDE > (g2_smem_buf, 0, bl, ls, iw, ih, v16, bt, pw, 0, 0,
-      min (kG2CJ, band.h), min (kG2CI, band.w), bx, by);
-  for (int c = 0; c < nch; c++) {
-    const int j0 = (c / nci) * kG2CJ, i0 = (c % nci) * kG2CI;
-    const int cj = min (kG2CJ, band.h - j0), ci = min (kG2CI, band.w - i0);
-    const int b = c & 1;
-    if (c + 1 < nch) {
-      /* buffer b ^ 1 was released by the barrier that ended chunk c - 1 */
-      const int nj0 = ((c + 1) / nci) * kG2CJ, ni0 = ((c + 1) % nci) * kG2CI;
-      g2_stage < WIDE > (g2_smem_buf, b ^ 1, bl, ls, iw, ih, v16, bt, pw,
-          nj0, ni0, min (kG2CJ, band.h - nj0), min (kG2CI, band.w - ni0),
-          bx, by);
-      asm volatile ("cp.async.wait_group 1;"::);
-    } else {
-      asm volatile ("cp.async.wait_group 0;"::);
-    }
-    __syncthreads ();           /* chunk c staged by every thread */
-
-    const uint32_t sT_base = smem_base + b * kG2TBytes;
-    const uint32_t *sI = reinterpret_cast < const uint32_t * >(g2_smem_buf
-        + 2 * kG2TBytes + b * g2_ibytes (WIDE));
-    const int nk = (ci + 31) / 32;      /* 1 or 2 k-steps of 32 */
-    for (int r = 0; r < BY + cj - 1; r++) {
-      const uint32_t *row = sI + r * kG2IWW + wx / 4 + g + t;
-#pragma unroll
-      for (int kk = 0; kk < 2; kk++) {
-        if (kk >= nk)
-          break;
-        uint32_t bf[4][2];
-        mma_b_frags (row + kk * 8, bf);
-#pragma unroll
-        for (int mt = 0; mt < MT; mt++) {
-          const int rr = r - mt * 16;   /* rows of this m-tile: rr - m */
-          if (rr < 0 || rr > cj + 14)
-            continue;
-          uint32_t a0, a1, a2, a3;
-          const uint32_t addr = sT_base + (uint32_t) ((rr - lm_m + 15) *
-              kG2TStride + kk * 32 + lm_col);
-          asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
-              "{%0, %1, %2, %3}, [%4];":"=r" (a0), "=r" (a1), "=r" (a2),
-              "=r" (a3):"r" (addr));
-          mma_u8_x4 (acc[mt], a0, a1, a2, a3, bf);
-        }
-      }
-    }
-    mma_fold_wide < MT, WIDE > (acc, c64);
-    __syncthreads ();           /* buffer b consumed: the next stage may
-                                 * overwrite it */
-  }
-
-  /* the sums into the BY x 128 tile, then scored row by row */
-  mma_tile_store < MT, WIDE, kG2CStride > (g2_smem_buf, acc, c64, wx, g, t);
-  __syncthreads ();
-  const uint32_t *sC32 = reinterpret_cast < const uint32_t * >(g2_smem_buf);
-  const unsigned long long *sC64 =
-      reinterpret_cast < const unsigned long long *>(g2_smem_buf);
-  const WinSums out = SPLIT ? split_plane (win, rw, rh) : win;
-  for (int idx = tid; idx < BY * kG2BX; idx += 32 * kG2Warps) {
-    const int yy = idx / kG2BX, xx = idx % kG2BX;
-    const int x = bx + xx, y = by + yy;
-    if (x >= rw || y >= rh)
-      continue;
-    const long long cv = WIDE ? (long long) sC64[yy * kG2CStride + xx] :
-        (long long) sC32[yy * kG2CStride + xx];
-    store_score (&k, cv, x, y, w, tw, th, out, map, rw);
-  }
-#endif
-}
-
-/* ---- 3f. tensor cores, image rows streamed past a resident template ---- */
+/* ---- 3e. tensor cores, image rows streamed past a resident template ---- */
 
 /* gemm3 (corr_mma3_kernel): the GEMM of corr_mma_kernel again (the same
  * m16n8k32 u8 x u8 -> s32 MMAs, A the template from ldmatrix, B the image
@@ -1273,14 +1016,17 @@ corr_mma2_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
  *  - a warp owns 32 output rows x 32 windows (2 m-tiles x 4 n-tiles, 32
  *    accumulator registers; WIDE: 1 m-tile), a block 4 warps side by side
  *    (128 x 32 windows, WIDE 128 x 16) and 27 KiB of static shared memory:
- *    at 1080p, 64x64, 480 blocks of which 4 or more fit an SM, against
- *    gemm2's 240 blocks under 2 an SM (its measured bottleneck: 11 %
- *    occupancy, latency-bound);
+ *    at 1080p, 64x64, 480 blocks of which 4 or more fit an SM (gemm2, a
+ *    kernel of 64 rows x 32 windows a warp since removed, made 240 blocks
+ *    under 2 an SM: 11 % occupancy, latency-bound);
+ *  - the template is packed once per correlation (tm_pack_kernel) into
+ *    rows of a multiple of 64 zero-padded bytes, 16-byte aligned, so that
+ *    every template chunk is staged with 16-byte cp.async copies;
  *  - the template chunk is up to kG3CJ (160) rows x 64 columns and stays
  *    in shared memory while the image rows stream past it: a template of
  *    up to 160 rows is one row chunk, so each m-tile pays its 15 rows of
  *    Toeplitz padding once, not once per 64 rows (200x150: 165 rows of
- *    MMAs an m-tile instead of gemm/gemm2's 195);
+ *    MMAs an m-tile instead of gemm's 195);
  *  - the m-tiles are indexed by q = image row - 16 mt (the template row
  *    of output row m is q - m): every q in [0, cj + 15) feeds both
  *    m-tiles, with the same template fragment (one ldmatrix for the
@@ -1294,12 +1040,15 @@ corr_mma2_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
  *    barrier a group (kG3G iterations, 128 MMAs a warp);
  *  - iterations of a whole group are unrolled, so the compiler can issue
  *    the next iteration's shared loads under the current MMAs;
- *  - the epilogue goes through shared memory as gemm2's (coalesced
- *    window-sum reads and score stores).
+ *  - the epilogue goes through shared memory (mma_tile_store): the
+ *    accumulators are stored as a BY x 128 tile, then consecutive threads
+ *    score consecutive windows of a row, so that the window-sum reads and
+ *    the score stores are coalesced (the fragment order touched 16 lines
+ *    a warp access).
  * Chunks (row chunk outer, 64-column chunk inner) are each loaded and
  * drained on their own: the template chunk by cp.async with the ring's
  * first stages, the ring restarted at the chunk's first image row.
- * Exactness as gemm2: s32 sums exact up to kGemmMaxExact pixels; WIDE adds
+ * Exactness as gemm: s32 sums exact up to kGemmMaxExact pixels; WIDE adds
  * each chunk's sums (at most 160 x 64 x 255^2 < 2^31) into 64-bit ones. */
 constexpr int kG3Warps = 4;
 constexpr int kG3BX = 32 * kG3Warps;    /* 128 windows */
@@ -1320,6 +1069,27 @@ static_assert (kG3TBytes % 16 == 0, "16-byte aligned ring");
 static_assert (kG3Smem <= 48 * 1024, "static shared memory");
 static_assert (kG3CJ * kG3CI * 255LL * 255 < (1LL << 31),
     "WIDE: a chunk's s32 sums exact");
+
+/* The packed template: row j of tw bytes at p[j * pw], pw = tw rounded up
+ * to 64, zero in the padding. */
+__global__ void
+tm_pack_kernel (const uint8_t * __restrict__ t, int tw, int th,
+    uint8_t * __restrict__ p, int pw)
+{
+  const size_t n = (size_t) pw * th;
+  for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+      i += (size_t) gridDim.x * blockDim.x) {
+    const int y = (int) (i / pw), x = (int) (i % pw);
+    p[i] = x < tw ? t[(size_t) y * tw + x] : 0;
+  }
+}
+
+__device__ __forceinline__ void
+cp_async16 (uint32_t saddr, const void *g)
+{
+  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;"::"r" (saddr),
+      "l" (g));
+}
 
 __host__ __device__ constexpr int
 g3_mtiles (bool wide)
@@ -1370,7 +1140,7 @@ g3_stage_image (uint8_t * sI, int t, int nrows,
     const int gy = by + j0 + r, gx = bx + i0 + p * 16;
     uint8_t *d = sI + (r & (kG3Ring - 1)) * (kG3IWW * 4) + p * 16;
     if (gy < h && vec && gx + 16 <= w) {
-      g2_cp_async16 ((uint32_t) __cvta_generic_to_shared (d),
+      cp_async16 ((uint32_t) __cvta_generic_to_shared (d),
           lum + (size_t) gy * ls + gx);
     } else {
       uint32_t v[4] = { 0, 0, 0, 0 };
@@ -1389,8 +1159,9 @@ g3_stage_image (uint8_t * sI, int t, int nrows,
 
 /* The template chunk (j0, i0), cj x ci, into sT: row jj + 15 holds template
  * row j0 + jj for jj in [-15, cj + 15), zero outside [0, cj) and in the
- * 16-byte pieces that start at or past ci (as g2_stage: a split's band
- * ends inside the packed row); one cp.async group. */
+ * 16-byte pieces that start at or past ci (a split's band ends inside the
+ * packed row, whose next bytes are another band's or beyond the last
+ * row); one cp.async group. */
 __device__ __forceinline__ void
 g3_stage_tmpl (uint8_t * sT, const uint8_t * __restrict__ tp, int pw,
     int j0, int i0, int cj, int ci)
@@ -1399,7 +1170,7 @@ g3_stage_tmpl (uint8_t * sT, const uint8_t * __restrict__ tp, int pw,
     const int q = idx >> 2, p = idx & 3, jj = q - 15;
     uint8_t *d = sT + q * kG3TStride + p * 16;
     if (jj >= 0 && jj < cj && p * 16 < ci)
-      g2_cp_async16 ((uint32_t) __cvta_generic_to_shared (d),
+      cp_async16 ((uint32_t) __cvta_generic_to_shared (d),
           tp + (size_t) (j0 + jj) * pw + i0 + p * 16);
     else
       *reinterpret_cast < uint4 * >(d) = make_uint4 (0, 0, 0, 0);
@@ -1479,7 +1250,8 @@ corr_mma3_kernel (const uint8_t * __restrict__ lum, size_t ls, int w, int h,
 
   /* this lane's ldmatrix row (as corr_mma_kernel: row m = lm_m of the
    * m-tile, bytes lm_col ..; iteration q reads sT row q - lm_m + 15) and
-   * its image words (as gemm2: word wx / 4 + g + t of a ring row) */
+   * its image words (word wx / 4 + g + t of a ring row: the 4 n-tiles'
+   * words, as corr_mma_kernel's) */
   const int lm_m = (lane & 7) + ((lane >> 3) & 1) * 8;
   const int lm_col = (lane >> 4) * 16;
   const uint32_t sT_lane = (uint32_t) __cvta_generic_to_shared (sT) +
@@ -1717,11 +1489,11 @@ score_map_kernel (const float *__restrict__ map, int rw, int rh, int w,
 
 /* Correlation paths. kPathSmall: corr_kernel with the window sums from its
  * tile (templates up to 8x8); kPathDirect: corr_dp4a_kernel; kPathGemm:
- * corr_mma_kernel (sm_80+ code only); kPathGemm2: corr_mma2_kernel (sm_80+
- * code only); kPathGemm3: corr_mma3_kernel (sm_80+ code only). */
+ * corr_mma_kernel (sm_80+ code only); kPathGemm3: corr_mma3_kernel (sm_80+
+ * code only). (4 was gemm2, corr_mma2_kernel, since removed.) */
 enum
 { kPathAuto = 0, kPathDirect = 1, kPathGemm = 2, kPathSmall = 3,
-  kPathGemm2 = 4, kPathGemm3 = 5
+  kPathGemm3 = 5
 };
 
 /* Automatic switch to the tensor-core path: templates at least this wide
@@ -1733,24 +1505,25 @@ constexpr int kGemmMinTW = 16, kGemmMinTH = 16;
  * (66051 * 255^2 < 2^32); larger ones use the WIDE variants. */
 constexpr long long kGemmMaxExact = 32768, kDirMaxExact = 65536;
 
-/* the packed template's row length and size for corr_mma2_kernel and
- * corr_mma3_kernel (rows of a multiple of 64 bytes: kG2CI, kG3CI) */
+/* the packed template's row length and size for corr_mma3_kernel (rows of
+ * a multiple of its kG3CI = 64 bytes, as tm_pack_kernel says) */
 int
-g2_pack_width (int tw)
+tm_pack_width (int tw)
 {
-  static_assert (kG2CI == 64 && kG3CI == 64, "one packing for both");
-  return (tw + kG2CI - 1) / kG2CI * kG2CI;
+  static_assert (kG3CI == 64, "tm_pack_kernel: rows of a multiple of 64");
+  return (tw + kG3CI - 1) / kG3CI * kG3CI;
 }
 
 size_t
-g2_pack_bytes (int tw, int th)
+tm_pack_bytes (int tw, int th)
 {
-  return (size_t) g2_pack_width (tw) * th;
+  return (size_t) tm_pack_width (tw) * th;
 }
 
-/* CUDAVISION_TM_PATH=direct|gemm|gemm2|gemm3|auto (debug/benchmark
- * override; gemm, gemm2 and gemm3 the three tensor-core kernels, see
- * choose_path for the automatic one). */
+/* CUDAVISION_TM_PATH=direct|gemm|gemm3|auto (debug/benchmark override;
+ * gemm and gemm3 the two tensor-core kernels, see choose_path for the
+ * automatic one; anything else, gemm2 included since its kernel was
+ * removed, the automatic choice). */
 int
 path_from_env (void)
 {
@@ -1761,8 +1534,6 @@ path_from_env (void)
     return kPathDirect;
   if (!strcmp (e, "gemm"))
     return kPathGemm;
-  if (!strcmp (e, "gemm2"))
-    return kPathGemm2;
   if (!strcmp (e, "gemm3"))
     return kPathGemm3;
   return kPathAuto;
@@ -1822,8 +1593,8 @@ split_elem (int tw, int th)
 TmSplit
 split_shape (int want, int tw, int th, int min_rows)
 {
-  static_assert (kG2CJ == 64, "both tensor-core kernels: 64-row chunks");
-  const int ncj = cv_div_up (th, kG2CJ), nks = cv_div_up (tw, 32);
+  static_assert (kGemmCJ == 64, "gemm's 64-row chunks");
+  const int ncj = cv_div_up (th, kGemmCJ), nks = cv_div_up (tw, 32);
   const int rows_max = std::max (ncj, th / min_rows);
   TmSplit sp;
 
@@ -1921,37 +1692,20 @@ blocks_per_sm (const void *f, int smem)
 }
 
 /* What the device runs, once per workspace: whether the tensor-core
- * kernels run as sm_80+ code (gemm_ok), with gemm2's dynamic shared
- * memory (gemm2_ok), and a wave of each unsplit kernel (wave_gemm,
- * wave_gemm2, wave_gemm3 when gemm_ok: its resident blocks times the SMs)
+ * kernels run as sm_80+ code (gemm_ok), and a wave of each unsplit kernel
+ * (wave_gemm, wave_gemm3 when gemm_ok: its resident blocks times the SMs)
  * for the automatic split. */
 CvStatus
 workspace_probe (Workspace * ws)
 {
-  static_assert (32 * kGemmWarps == 128 && 32 * kG2Warps == 128
-      && 32 * kG3Warps == 128, "blocks_per_sm: 128 threads");
+  static_assert (32 * kGemmWarps == 128 && 32 * kG3Warps == 128,
+      "blocks_per_sm: 128 threads");
   cudaFuncAttributes fa;
   int dev, sms;
 
   CV_CUDA_TRY (cudaFuncGetAttributes (&fa,
           corr_mma_kernel < false, false >));
   ws->gemm_ok = fa.binaryVersion >= 80;
-  /* corr_mma2_kernel: more than 48 KiB of dynamic shared memory */
-  ws->gemm2_ok = ws->gemm_ok
-      && cudaFuncSetAttribute (corr_mma2_kernel < false, false >,
-      cudaFuncAttributeMaxDynamicSharedMemorySize,
-      g2_smem (false)) == cudaSuccess
-      && cudaFuncSetAttribute (corr_mma2_kernel < false, true >,
-      cudaFuncAttributeMaxDynamicSharedMemorySize,
-      g2_smem (false)) == cudaSuccess
-      && cudaFuncSetAttribute (corr_mma2_kernel < true, false >,
-      cudaFuncAttributeMaxDynamicSharedMemorySize,
-      g2_smem (true)) == cudaSuccess
-      && cudaFuncSetAttribute (corr_mma2_kernel < true, true >,
-      cudaFuncAttributeMaxDynamicSharedMemorySize,
-      g2_smem (true)) == cudaSuccess;
-  if (!ws->gemm2_ok)
-    (void) cudaGetLastError ();         /* not sticky: clear it */
   if (!ws->gemm_ok || cudaGetDevice (&dev) != cudaSuccess
       || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev)
       != cudaSuccess) {
@@ -1962,12 +1716,6 @@ workspace_probe (Workspace * ws)
       corr_mma_kernel < false, false >, 0);
   ws->wave_gemm[1] = sms * blocks_per_sm ((const void *)
       corr_mma_kernel < true, false >, 0);
-  if (ws->gemm2_ok) {
-    ws->wave_gemm2[0] = sms * blocks_per_sm ((const void *)
-        corr_mma2_kernel < false, false >, g2_smem (false));
-    ws->wave_gemm2[1] = sms * blocks_per_sm ((const void *)
-        corr_mma2_kernel < true, false >, g2_smem (true));
-  }
   /* static shared memory only */
   ws->wave_gemm3[0] = sms * blocks_per_sm ((const void *)
       corr_mma3_kernel < false, false >, 0);
@@ -1984,20 +1732,18 @@ choose_path (const Workspace * ws, int tw, int th)
     return kPathDirect;
   if (ws->path_env == kPathGemm)
     return ws->gemm_ok ? kPathGemm : kPathDirect;
-  if (ws->path_env == kPathGemm2)
-    return ws->gemm2_ok ? kPathGemm2 : kPathDirect;
   if (ws->path_env == kPathGemm3)
     return ws->gemm_ok ? kPathGemm3 : kPathDirect;
   if (tw <= 8 && th <= 8)
     return kPathSmall;
   if (ws->gemm_ok && tw >= kGemmMinTW && th >= kGemmMinTH) {
     const long long npix = (long long) tw * th;
-    /* gemm3 up to the s32 sums' limit: faster than gemm2 and gemm at every
-     * size timed (NVIDIA H100, 2026-11-28, cudavision-bench -k, graph
-     * replay, median of 5: 1080p 64x64 145.1 us against gemm2's 186.5;
-     * 1080p 200x150 329.8 against gemm's 503.7 and gemm2's 640.6; 720p
-     * 64x64 112.2 against 146.4, 200x150 193.7 against 262.5; 4K 64x64
-     * 460.3 against 633.7; docs/benchmarks.md) */
+    /* gemm3 up to the s32 sums' limit: faster than gemm and gemm2 (a
+     * kernel since removed) at every size timed (NVIDIA H100, 2026-11-28,
+     * cudavision-bench -k, graph replay, median of 5: 1080p 64x64 145.1 us
+     * against gemm2's 186.5; 1080p 200x150 329.8 against gemm's 503.7 and
+     * gemm2's 640.6; 720p 64x64 112.2 against 146.4, 200x150 193.7
+     * against 262.5; 4K 64x64 460.3 against 633.7; docs/benchmarks.md) */
     if (npix <= kGemmMaxExact)
       return kPathGemm3;
     return kPathGemm;
@@ -2037,8 +1783,6 @@ launch_integral (const uint8_t * lum, size_t ls, int w, int h, T * S, T * Q,
 dim3
 mma_grid (int path, bool wide, int rw, int rh)
 {
-  if (path == kPathGemm2)
-    return dim3 (cv_div_up (rw, kG2BX), cv_div_up (rh, g2_by (wide)));
   if (path == kPathGemm3)
     return dim3 (cv_div_up (rw, kG3BX), cv_div_up (rh, g3_by (wide)));
   return dim3 (cv_div_up (rw, kGemmBX), cv_div_up (rh, kGemmBY));
@@ -2047,16 +1791,16 @@ mma_grid (int path, bool wide, int rw, int rh)
 /* The split of a tw x th template's correlation on path over rw x rh
  * windows (3c): none but on the tensor-core paths. Automatic: where the
  * windows make fewer blocks than half a wave of the kernel on this device
- * (wave_gemm, wave_gemm2, wave_gemm3), enough bands for about kSplitWaves waves (at most
+ * (wave_gemm, wave_gemm3), enough bands for about kSplitWaves waves (at most
  * kSplitMaxBands), shaped by split_shape with rows of at least
  * kSplitMinRows: none for frames that fill the device, or templates of
  * one k-step (32 columns) and fewer than 2 kSplitMinRows rows.
  * Measured on an H200 (cudavision-bench -k, docs/benchmarks.md): 1080p,
  * 200x150 on gemm: 450 blocks for a wave of 1056, split 2 x 3: 611 ->
- * 483 us; 640x480, 64x64 on gemm2: 142 -> 81 us; but 1080p, 64x64 on
- * gemm2 (240 blocks for a wave of 396) got slower with every split tried
- * (186 us unsplit, 215-290 us split: its bands shrink to one pipelined
- * chunk each), hence half a wave.
+ * 483 us; 640x480, 64x64 on gemm2 (a kernel since removed): 142 -> 81 us;
+ * but 1080p, 64x64 on gemm2 (240 blocks for a wave of 396) got slower
+ * with every split tried (186 us unsplit, 215-290 us split: its bands
+ * shrink to one pipelined chunk each), hence half a wave.
  * CUDAVISION_TM_SPLITK sets the count or the shape instead (rows down to
  * 1). None where the partial planes would take more than kSplitMaxBytes.
  * A function of the workspace's settings and the sizes only: the same for
@@ -2067,7 +1811,7 @@ choose_split (const Workspace * ws, int path, int tw, int th, int rw, int rh)
   const TmSplit none = { 1, 1 };
   TmSplit sp;
 
-  if (path != kPathGemm && path != kPathGemm2 && path != kPathGemm3)
+  if (path != kPathGemm && path != kPathGemm3)
     return none;
   if (ws->split_si > 0) {
     sp.si = std::min (ws->split_si, cv_div_up (tw, 32));
@@ -2081,7 +1825,7 @@ choose_split (const Workspace * ws, int path, int tw, int th, int rw, int rh)
     const dim3 g = mma_grid (path, wide, rw, rh);
     const long long blocks = (long long) g.x * g.y;
     const long long wave = path == kPathGemm3 ? ws->wave_gemm3[wide] :
-        path == kPathGemm2 ? ws->wave_gemm2[wide] : ws->wave_gemm[wide];
+        ws->wave_gemm[wide];
     if (2 * blocks >= wave)
       return none;
     const long long want = (kSplitWaves * wave + blocks - 1) / blocks;
@@ -2095,8 +1839,8 @@ choose_split (const Workspace * ws, int path, int tw, int th, int rw, int rh)
 
 /* One correlation of image img (w x h) with the device template t
  * (tw x th) on path, the window sums or raw output as win says; from the
- * workspace: room for the packed template of kPathGemm2 and kPathGemm3
- * (tpack, g2_pack_bytes) and for the split's partial planes (part,
+ * workspace: room for the packed template of kPathGemm3 (tpack,
+ * tm_pack_bytes) and for the split's partial planes (part,
  * choose_split). */
 void
 launch_corr (const Workspace * ws, int path, const uint8_t * img, size_t ls,
@@ -2144,29 +1888,20 @@ launch_corr (const Workspace * ws, int path, const uint8_t * img, size_t ls,
   }
   dim3 g = mma_grid (path, wide, rw, rh);
   g.z = nz;
-  if (path == kPathGemm2 || path == kPathGemm3) {
+  if (path == kPathGemm3) {
     /* the template in rows of a multiple of 64 bytes (stream-ordered:
      * one buffer serves every correlation of the frame) */
-    const int pw = g2_pack_width (tw);
-    const size_t pn = g2_pack_bytes (tw, th);
+    const int pw = tm_pack_width (tw);
+    const size_t pn = tm_pack_bytes (tw, th);
     tm_pack_kernel <<<(unsigned) (pn / 256 < 1024 ? pn / 256 + 1 : 1024),
         256, 0, st>>> (t, tw, th, ws->tpack, pw);
     const int vec = ((uintptr_t) img % 16 == 0) && (ls % 16 == 0);
-    if (path == kPathGemm3) {
-      const auto kern3 = wide ? (nz > 1 ? corr_mma3_kernel < true, true > :
-          corr_mma3_kernel < true, false >) : (nz > 1 ?
-          corr_mma3_kernel < false, true > :
-          corr_mma3_kernel < false, false >);
-      kern3 <<<g, 32 * kG3Warps, 0, st>>> (img, ls, w, h, vec, ws->tpack,
-          pw, tw, th, sp, out, map, rw, rh, k);
-    } else {
-      const auto kern = wide ? (nz > 1 ? corr_mma2_kernel < true, true > :
-          corr_mma2_kernel < true, false >) : (nz > 1 ?
-          corr_mma2_kernel < false, true > :
-          corr_mma2_kernel < false, false >);
-      kern <<<g, 32 * kG2Warps, g2_smem (wide), st>>> (img, ls, w, h, vec,
-          ws->tpack, pw, tw, th, sp, out, map, rw, rh, k);
-    }
+    const auto kern3 = wide ? (nz > 1 ? corr_mma3_kernel < true, true > :
+        corr_mma3_kernel < true, false >) : (nz > 1 ?
+        corr_mma3_kernel < false, true > :
+        corr_mma3_kernel < false, false >);
+    kern3 <<<g, 32 * kG3Warps, 0, st>>> (img, ls, w, h, vec, ws->tpack, pw,
+        tw, th, sp, out, map, rw, rh, k);
   } else {
     const auto kern = wide ? (nz > 1 ? corr_mma_kernel < true, true > :
         corr_mma_kernel < true, false >) : (nz > 1 ?
@@ -2285,16 +2020,16 @@ template_match_run (Workspace * ws, const CvPlane * src, CvLumaLayout layout,
   if (fst != CV_OK)
     return fst;
 
-  /* room for the largest packed template of kPathGemm2 / kPathGemm3 and
-   * the largest split's partial planes */
+  /* room for the largest packed template of kPathGemm3 and the largest
+   * split's partial planes */
   {
     size_t pb = 0, sb = 0;
     for (int t = 0; t < n_templ; t++) {
       const int tw = tab.tw[t], th = tab.th[t];
       const int path = choose_path (ws, tw, th);
       const TmSplit sp = choose_split (ws, path, tw, th, tab.rw[t], tab.rh[t]);
-      if (path == kPathGemm2 || path == kPathGemm3)
-        pb = std::max (pb, g2_pack_bytes (tw, th));
+      if (path == kPathGemm3)
+        pb = std::max (pb, tm_pack_bytes (tw, th));
       if (sp.si * sp.sj > 1)
         sb = std::max (sb, (size_t) sp.si * sp.sj * tab.rw[t] * tab.rh[t] *
             split_elem (tw, th));
@@ -2487,10 +2222,6 @@ template_match_preload (void)
     (const void *) corr_mma_kernel < false, false >,
     (const void *) corr_mma_kernel < true, true >,
     (const void *) corr_mma_kernel < false, true >,
-    (const void *) corr_mma2_kernel < true, false >,
-    (const void *) corr_mma2_kernel < false, false >,
-    (const void *) corr_mma2_kernel < true, true >,
-    (const void *) corr_mma2_kernel < false, true >,
     (const void *) corr_mma3_kernel < true, false >,
     (const void *) corr_mma3_kernel < false, false >,
     (const void *) corr_mma3_kernel < true, true >,

@@ -1995,17 +1995,15 @@ GST_END_TEST;
 
 /* Both correlation paths of the GPU (CUDAVISION_TM_PATH, read when the
  * element's GPU workspace is made), forced for every template size, against
- * the CPU: the __dp4a direct path and the three 8-bit tensor-core kernels
- * (gemm, gemm2, gemm3; on devices without sm_80 code they fall back to
- * direct); the
- * CPU's own path follows the same variable (direct: direct; gemm: its
- * automatic choice), and a third round forces the CPU's FFT path with the
- * GPU on its automatic choice.
+ * the CPU: the __dp4a direct path and the two 8-bit tensor-core kernels
+ * (gemm, gemm3; on devices without sm_80 code they fall back to direct);
+ * the CPU's own path follows the same variable (direct: direct; gemm,
+ * gemm3: its automatic choice), and a last round forces the CPU's FFT path
+ * with the GPU on its automatic choice.
  * Sizes around the automatic switch (16x16), the kernels' chunk edges
- * (dp4a: 64 columns x 16 rows; gemm, gemm2: 64 x 64, k-steps of 32; gemm2's
- * 128 x 64 window tiles and double-buffered chunks; gemm3's row chunks of
- * at most 160 rows, 160 and 161 here, its 128 x 32 tiles and its ring of
- * 8-row stages), frame
+ * (dp4a: 64 columns x 16 rows; gemm: 64 x 64, k-steps of 32; gemm3's row
+ * chunks of at most 160 rows, 160 and 161 here, its 64-column chunks, its
+ * 128 x 32 tiles and its ring of 8-row stages), frame
  * widths that are no multiple of 4, template == frame, 1x1, and templates
  * past the 32-bit exact limits (gemm > 32768 pixels, dp4a > 65536, the
  * 32-bit integral images > 66051), the last two also on bright frames
@@ -2027,9 +2025,9 @@ GST_START_TEST (test_gpu_paths)
   static const int bright[][4] = {
     {301, 229, 300, 220}, {331, 250, 300, 230},
   };
-  /* gemm, gemm2, gemm3: the tensor-core kernels; "fft": the GPU's
-   * automatic choice against the CPU's FFT path */
-  static const char *paths[] = { "direct", "gemm", "gemm2", "gemm3", "fft" };
+  /* gemm, gemm3: the tensor-core kernels; "fft": the GPU's automatic
+   * choice against the CPU's FFT path */
+  static const char *paths[] = { "direct", "gemm", "gemm3", "fft" };
   guint s, p;
   int method;
 
@@ -2396,7 +2394,7 @@ GST_END_TEST;
 
 /* Split-K of the tensor-core correlations (CUDAVISION_TM_SPLITK, read when
  * the element's GPU workspace is made; kernels/templatematch.cu,
- * choose_split) forced on the three kernels, against the CPU: "0" no split
+ * choose_split) forced on the two kernels, against the CPU: "0" no split
  * (the automatic choice splits most of the small frames here, so the
  * unsplit kernels are checked with it), N bands shaped as the automatic
  * ones (3: 1 x 3 row bands on one k-step, 2 x 2 on 64x64; 5 and 12:
@@ -2421,7 +2419,7 @@ GST_START_TEST (test_gpu_split_k)
   static const int bright[][4] = {
     {301, 229, 300, 220}, {331, 250, 300, 230},
   };
-  static const char *paths[] = { "gemm", "gemm2", "gemm3" };
+  static const char *paths[] = { "gemm", "gemm3" };
   static const char *splits[] = { "0", "3", "5", "12", "2x1", "9x40" };
   guint p, k, s, i;
 

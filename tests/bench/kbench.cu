@@ -238,9 +238,8 @@ cv_bench_kernel (const char *name, const char *format, int width, int height,
   } else if (!strcmp (name, "templatematch64")
       || !strcmp (name, "templatematch200")) {
     /* ccoeff-normed, best match: luma, integral images, correlation (path
-     * chosen as the element does; CUDAVISION_TM_PATH=direct|gemm|gemm2|
-     * gemm3 overrides), best-match search, result copied to pinned
-     * memory */
+     * chosen as the element does; CUDAVISION_TM_PATH=direct|gemm|gemm3
+     * overrides), best-match search, result copied to pinned memory */
     const int tw = name[13] == '6' ? 64 : 200, th = tw == 64 ? 64 : 150;
     if (width < tw || height < th) {
       snprintf (err, err_size, "frame smaller than the %dx%d template", tw,
