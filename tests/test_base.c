@@ -452,20 +452,19 @@ GST_START_TEST (test_burst_tail_and_paced_frames_leave)
   g_print ("burst tail: the last output %" G_GINT64_FORMAT " us after the "
       "last push returned\n", last - end);
 
-  /* paced frames, 2 ms apart: each out before the next input, none from
-   * the streaming thread */
+  /* paced frames, 2 ms apart: each out before the next input, without
+   * one (from the output thread, or from the streaming thread before its
+   * submission returned when the frame was done by then: a small frame on
+   * a GPU) */
   for (i = n; i < n + 10; i++) {
-    guint inl_before = inl;
-
     g_usleep (2000);
     fail_unless_equals_int (gst_harness_push (h, numbered_frame (i)),
         GST_FLOW_OK);
     end = g_get_monotonic_time () + G_USEC_PER_SEC;
-    while (push_log_outputs (&l, &inl, NULL) < i + 1
+    while (push_log_outputs (&l, NULL, NULL) < i + 1
         && g_get_monotonic_time () < end)
       g_usleep (50);
-    fail_unless_equals_int (push_log_outputs (&l, &inl, NULL), i + 1);
-    fail_unless_equals_int (inl, inl_before);
+    fail_unless_equals_int (push_log_outputs (&l, NULL, NULL), i + 1);
   }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   pull_in_order (h, n + 10);
