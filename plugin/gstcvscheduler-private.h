@@ -64,6 +64,11 @@ struct _GstCvScheduler
    * takes it (0: a frame apart, the output thread's at once) */
   GstCvBurst burst;
   gint64 handover_us;
+  /* the streaming thread's: after its last submission an earlier frame
+   * was still running (the device behind the host: its frames would not
+   * be done by the next submission, so they go to the output thread at
+   * once, as frames apart do) */
+  gboolean behind;
 
   /* the lookahead: the streaming thread's */
   guint lookahead;

@@ -15,18 +15,19 @@
  * latency, not a frame interval), while up to depth frames overlap (frame
  * k uploads while k-1 computes and k-2 downloads). Who completes it
  * (docs/base-class.md, "Who completes a frame"): the scheduler's output
- * thread, at once for frames that arrive apart (a camera); in a burst
- * (GstCvBurst: the streaming thread back within 200 us, 3 times of the
- * last 4) the streaming thread itself, after its next submission, for
- * every frame done by then (no thread woken: the cost of a wake-up is
- * the host's largest per frame), the output thread only for a frame
- * still there a handover (4 submission intervals, 0.2-2 ms) after it was
- * queued, or when a thread waits for a slot or a drain. One frame is
- * completed at a time, oldest first
- * (sc->current), so outputs leave in order. Serialized events and queries
- * wait until every earlier frame is pushed (gst_cv_scheduler_drain ());
- * flushing drops the frames in flight; a flow return other than OK met
- * pushing reaches upstream from the next submission.
+ * thread, at once for frames that arrive apart (a camera) or while the
+ * device is behind; in a burst (GstCvBurst: the streaming thread back
+ * within 200 us, 3 times of the last 4) the streaming thread itself,
+ * after its next submission, for every frame done by then (no thread
+ * woken: the cost of a wake-up is the host's largest per frame), the
+ * output thread only for a frame still there a handover (4 submission
+ * intervals, 0.2-2 ms) after it was queued, or when a thread waits for a
+ * slot or a drain. One frame is completed at a time, oldest first
+ * (sc->current), so outputs leave in order. Serialized events and
+ * queries wait until every earlier frame is pushed
+ * (gst_cv_scheduler_drain ()); flushing drops the frames in flight; a
+ * flow return other than OK met pushing reaches upstream from the next
+ * submission.
  * Synchronous backends (CPU): complete () runs in the streaming thread
  * right after the submission, through GstBaseTransform's generate_output.
  *
@@ -321,17 +322,20 @@ gst_cv_scheduler_submit (GstCvScheduler * sc, GstBuffer * inbuf,
     gst_buffer_unref (inbuf);
     return ret;
   }
-  /* in a burst the next frame is expected soon: this one waits for it */
+  /* in a burst the next frame is expected soon: this one waits for it,
+   * unless the device is behind (it would not be done by then) */
   if (!gst_cv_burst_enter (&sc->burst, g_get_monotonic_time (),
-          &sc->handover_us) || !sc->async || !sc->be->done)
+          &sc->handover_us) || !sc->async || !sc->be->done || sc->behind)
     sc->handover_us = 0;
   ret = gst_cv_sched_lookahead_submit (sc, inbuf, discont);
   sc->handover_us = 0;
   if (sc->async) {
-    /* what is done by now leaves from here */
+    /* what is done by now leaves from here; an earlier frame still
+     * running (or being completed) after that: behind */
     if (ret == GST_FLOW_OK && sc->be->done) {
       g_mutex_lock (&sc->lock);
       while (complete_done_locked (sc));
+      sc->behind = sc->current != NULL || sc->queue.length > 1;
       g_mutex_unlock (&sc->lock);
     }
     if (ret == GST_FLOW_OK)
@@ -712,6 +716,7 @@ gst_cv_scheduler_start (GstCvScheduler * sc, const GstCvBackend * be,
   sc->last_finish_us = 0;
   gst_cv_burst_reset (&sc->burst);
   sc->handover_us = 0;
+  sc->behind = FALSE;
   sc->urgent = 0;
   g_mutex_unlock (&sc->lock);
   if (sc->async) {
