@@ -147,8 +147,9 @@ acquire_slot (GstCvScheduler * sc, GstCvSlot ** slot)
       break;
     }
     if (sc->async) {
-      /* the oldest done already: completed here, no thread woken */
-      if (complete_done_locked (sc))
+      /* the oldest done already: completed here, no thread woken (but
+       * not while the device is behind: the output thread's then) */
+      if (!sc->behind && complete_done_locked (sc))
         continue;
       sc->urgent++;
       gst_cv_sched_out_wake (sc, 0);
@@ -314,6 +315,7 @@ gst_cv_scheduler_submit (GstCvScheduler * sc, GstBuffer * inbuf,
     gboolean discont)
 {
   GstFlowReturn ret;
+  gboolean inline_ok;
 
   g_return_val_if_fail (sc->be != NULL, GST_FLOW_FLUSHING);
   /* a fatal result of the output thread refuses the frame */
@@ -323,19 +325,27 @@ gst_cv_scheduler_submit (GstCvScheduler * sc, GstBuffer * inbuf,
     return ret;
   }
   /* in a burst the next frame is expected soon: this one waits for it,
-   * unless the device is behind (it would not be done by then) */
-  if (!gst_cv_burst_enter (&sc->burst, g_get_monotonic_time (),
-          &sc->handover_us) || !sc->async || !sc->be->done || sc->behind)
+   * and the streaming thread completes what is done, unless the device
+   * is behind (its frames would not be done by then: the output thread
+   * completes them, as it does frames apart) */
+  inline_ok = gst_cv_burst_enter (&sc->burst, g_get_monotonic_time (),
+      &sc->handover_us) && sc->async && sc->be->done && !sc->behind;
+  if (!inline_ok)
     sc->handover_us = 0;
   ret = gst_cv_sched_lookahead_submit (sc, inbuf, discont);
   sc->handover_us = 0;
   if (sc->async) {
-    /* what is done by now leaves from here; an earlier frame still
-     * running (or being completed) after that: behind */
     if (ret == GST_FLOW_OK && sc->be->done) {
+      GstCvSlot *head, *last;
+
       g_mutex_lock (&sc->lock);
-      while (complete_done_locked (sc));
-      sc->behind = sc->current != NULL || sc->queue.length > 1;
+      if (inline_ok)
+        while (complete_done_locked (sc));
+      /* behind: a frame before this one still running on the device */
+      head = g_queue_peek_head (&sc->queue);
+      last = g_queue_peek_tail (&sc->queue);
+      sc->behind = (sc->current && !sc->be->done (sc->self, sc->current))
+          || (head && head != last && !sc->be->done (sc->self, head));
       g_mutex_unlock (&sc->lock);
     }
     if (ret == GST_FLOW_OK)
