@@ -12,11 +12,15 @@
   snprintf (out->device, sizeof (out->device), "%s: %s", #call, \
       cudaGetErrorString (e_)); return (int) e_; } } while (0)
 
+/* A floor is what the link or the memory can move: the best of the
+ * repetitions, not their median (on the H100 guests of 2026-11-28 the
+ * median of one run's floor came out 5 % under the next run's, and a
+ * frame rate measured between them passed it: 101.5 %, flagged as a
+ * measurement bug). */
 static double
-median (std::vector < double >&v)
+best (const std::vector < double >&v)
 {
-  std::sort (v.begin (), v.end ());
-  return v[v.size () / 2];
+  return *std::max_element (v.begin (), v.end ());
 }
 
 /* pieces of the second measurement of each PCIe floor: a 1080p GRAY8
@@ -117,10 +121,10 @@ cv_bench_measure_floor (int device, size_t bytes, int reps, CvBenchFloor * out)
     CK (cudaEventElapsedTime (&ms, a, b));
     td.push_back (2.0 * bytes / (ms * 1e-3) / 1e9);
   }
-  out->h2d_gbps = median (th);
-  out->d2h_gbps = median (tl);
-  out->duplex_gbps = median (tb);
-  out->d2d_gbps = median (td);
+  out->h2d_gbps = best (th);
+  out->d2h_gbps = best (tl);
+  out->duplex_gbps = best (tb);
+  out->d2d_gbps = best (td);
   cudaFreeHost (h);
   cudaFreeHost (h2);
   cudaFree (d);

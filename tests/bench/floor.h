@@ -17,7 +17,7 @@ typedef struct
   double d2d_gbps;              /* device copy, bytes read + written */
 } CvBenchFloor;
 
-/* Measure with cudaMemcpyAsync of `bytes` (median of `reps`) on `device`;
+/* Measure with cudaMemcpyAsync of `bytes` (the best of `reps`) on `device`;
  * each PCIe figure (h2d, d2h, duplex) is the better of one copy of
  * `bytes` and, where `bytes` holds at least two 2 MiB pieces, those
  * pieces (`bytes` rounded down to 2 MiB) queued back to back.
